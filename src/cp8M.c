@@ -1,0 +1,154 @@
+/* cp8M: copy files with large aligned I/O, behaving as GNU cp.
+
+   Copyright (C) 2026 The cp8M authors.
+
+   This program is free software: you can redistribute it and/or modify
+   it under the terms of the GNU General Public License as published by
+   the Free Software Foundation, either version 3 of the License, or
+   (at your option) any later version.
+
+   This program is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the
+   GNU General Public License for more details.
+
+   You should have received a copy of the GNU General Public License
+   along with this program.  If not, see <https://www.gnu.org/licenses/>.  */
+
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "closeout.h"
+#include "diag.h"
+#include "dirname.h"
+#include "engine.h"
+#include "error.h"
+#include "filenamecat.h"
+#include "node.h"
+#include "options.h"
+#include "progname.h"
+#include "xalloc.h"
+
+/* Where the operands go.  */
+struct target
+{
+  char const *dir;   /* directory to copy into, or NULL for SOURCE DEST */
+  int dirfd;         /* open DIR, or -1 */
+  char **sources;
+  int n_sources;
+  char const *dest;  /* DEST when DIR is NULL */
+};
+
+static _Noreturn void
+usage_error (char const *message, char const *operand)
+{
+  if (operand)
+    error (0, 0, message, quote_file (operand));
+  else
+    error (0, 0, "%s", message);
+  cp8m_usage (EXIT_FAILURE);
+}
+
+/* Open NAME as the directory to copy into, or return -1 with errno.  */
+static int
+open_target_dir (char const *name)
+{
+  return open (name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Sort the N operands in FILES into sources and a destination, as GNU cp
+   does: -t names the directory; -T forbids one; otherwise a last operand
+   that is a directory receives the others.  Exit on usage errors.  */
+static void
+resolve_target (struct cp8m_options const *o, int n, char **files,
+                struct target *t)
+{
+  *t = (struct target) { .dirfd = -1, .sources = files, .n_sources = n };
+
+  if (n == 0)
+    usage_error ("missing file operand", NULL);
+
+  if (o->target_directory)
+    {
+      t->dirfd = open_target_dir (o->target_directory);
+      if (t->dirfd < 0)
+        error (EXIT_FAILURE, errno, "target directory %s",
+               quote_file (o->target_directory));
+      t->dir = o->target_directory;
+      return;
+    }
+
+  if (n == 1)
+    usage_error ("missing destination file operand after %s", files[0]);
+
+  if (o->no_target_directory)
+    {
+      if (n > 2)
+        usage_error ("extra operand %s", files[2]);
+    }
+  else
+    {
+      char const *last = files[n - 1];
+      t->dirfd = open_target_dir (last);
+      if (t->dirfd >= 0)
+        {
+          t->dir = last;
+          t->n_sources = n - 1;
+          return;
+        }
+      if (n > 2)
+        error (EXIT_FAILURE, errno, "target %s", quote_file (last));
+    }
+  t->n_sources = 1;
+  t->dest = files[1];
+}
+
+/* Copy SRC to where T says.  */
+static bool
+copy_operand (struct cp8m_options const *o, struct engine_ctx *eng,
+              struct target const *t, char const *src)
+{
+  if (!t->dir)
+    {
+      struct node_dest d = { AT_FDCWD, t->dest, t->dest };
+      return node_copy (o, eng, src, &d);
+    }
+  char const *base = last_component (src);
+  char *shown = file_name_concat (t->dir, base, NULL);
+  struct node_dest d = { t->dirfd, base, shown };
+  bool ok = node_copy (o, eng, src, &d);
+  free (shown);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  set_program_name (argv[0]);
+  setlocale (LC_ALL, "");
+  atexit (close_stdout);
+
+  struct cp8m_options o;
+  int first = cp8m_parse_options (argc, argv, &o);
+
+  struct target t;
+  resolve_target (&o, argc - first, argv + first, &t);
+
+  struct engine_ctx *eng = engine_ctx_new (o.buffer_size);
+  if (!eng)
+    xalloc_die ();
+
+  bool ok = true;
+  for (int i = 0; i < t.n_sources; i++)
+    ok &= copy_operand (&o, eng, &t, t.sources[i]);
+
+  engine_ctx_free (eng);
+  if (t.dirfd >= 0)
+    close (t.dirfd);
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,31 @@
+/* Diagnostics in GNU cp's words and quoting.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_DIAG_H
+#define CP8M_DIAG_H
+
+#include "engine.h"
+#include "quotearg.h"
+
+/* A file name as GNU cp shows it: always in single quotes, shell-escaped
+   ('a b', 'it'\''s', 'new'$'\n''line').  Messages naming two files use
+   slots 0 and 1 so that the second does not overwrite the first.  */
+#define quote_file(name) \
+  quotearg_style (shell_escape_always_quoting_style, name)
+#define quote_file_n(n, name) \
+  quotearg_n_style (n, shell_escape_always_quoting_style, name)
+
+/* Report a failed engine_copy of SRC to DST: "error reading 'SRC'" or
+   "error writing 'DST'" with the cause.  */
+void diag_engine_failure (struct engine_result const *res,
+                          char const *src, char const *dst);
+
+/* Print --debug's line for one copied file to stdout.  BUFFER_SIZE is the
+   engine's I/O size.  */
+void diag_debug_line (struct engine_result const *res, size_t buffer_size);
+
+/* Print -v's "'SRC' -> 'DST'" line to stdout.  */
+void diag_verbose (char const *src, char const *dst);
+
+#endif

@@ -1,0 +1,38 @@
+#!/bin/sh
+# The 8 MiB buffer is allocated once per process, not once per file:
+# copying 100 small files makes exactly one mapping of 8 MiB or more.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+command -v strace >/dev/null || skip "strace is not installed"
+strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+sanitized && skip "AddressSanitizer replaces the allocator being counted"
+
+# large_maps LOG: how many mmap calls in LOG map 8 MiB or more.
+large_maps () {
+  sed -n 's/^[0-9 ]*mmap([^,]*, \([0-9][0-9]*\),.*/\1/p' "$1" |
+    awk '$1 >= 8388608 { n++ } END { print n + 0 }'
+}
+
+mkdir small out
+i=0
+while [ $i -lt 100 ]; do
+  printf 'file %d: forty-one bytes of payload....\n' $i | head -c 41 >small/f$i
+  i=$((i + 1))
+done
+trace -f -e trace=mmap -o log cp8M small/* out || fail "cp8M failed"
+for f in small/*; do
+  cmp "$f" "out/${f#small/}" || fail "$f was not copied right"
+done
+n=$(large_maps log)
+[ "$n" -eq 1 ] || fail "100 files made $n mappings of 8 MiB or more, not 1"
+
+# A run that copies nothing allocates nothing.
+trace -f -e trace=mmap -o log cp8M small out/missing-dir/ 2>/dev/null
+n=$(large_maps log)
+[ "$n" -eq 0 ] || fail "a run that copied nothing made $n large mappings"
+
+# The detector sees a big mapping when there is one (the test can fail).
+random_file big 1000
+trace -f -e trace=mmap -o log cp8M --buffer-size=64M big out/big ||
+  fail "cp8M --buffer-size=64M failed"
+[ "$(large_maps log)" -eq 1 ] || fail "no large mapping seen for a 64M buffer"
+exit 0

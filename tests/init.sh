@@ -1,0 +1,104 @@
+# Sourced by every shell test.  Gives the test a private scratch directory
+# (removed on exit) as its working directory, and helpers.  Tests run with
+# the cp8M under test first in PATH (Makefile.am sets it) and LC_ALL=C.
+
+: "${abs_top_builddir:?run this test through make check}"
+: "${abs_top_srcdir:?run this test through make check}"
+
+test_name=$(basename "$0" .sh)
+CP8M=$(command -v cp8M) || { echo "cp8M not found in PATH" >&2; exit 99; }
+GNU_CP=/bin/cp
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cp8m-$test_name.XXXXXX") || exit 99
+trap 'cd /; chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+cd "$work" || exit 99
+
+fail () { echo "FAIL: $test_name: $*" >&2; exit 1; }
+skip () { echo "SKIP: $test_name: $*" >&2; exit 77; }
+note () { echo "$test_name: $*"; }
+
+# expect STATUS STDERR COMMAND...: run COMMAND; its exit status must be
+# STATUS and its standard error exactly STDERR (one string, may hold
+# newlines; empty for none).  Its standard output is left in $work/.out.
+expect () {
+  _want_status=$1 _want_err=$2
+  shift 2
+  "$@" >"$work/.out" 2>"$work/.err"
+  _status=$?
+  if [ -n "$_want_err" ]; then printf '%s\n' "$_want_err"; fi >"$work/.want"
+  if ! cmp -s "$work/.want" "$work/.err"; then
+    diff -u "$work/.want" "$work/.err" >&2
+    fail "stderr of '$*' differs (above)"
+  fi
+  [ "$_status" -eq "$_want_status" ] ||
+    fail "'$*' exited $_status, expected $_want_status"
+}
+
+# same_as_gnu ARGS...: run "cp ARGS" with GNU cp and with cp8M (both
+# invoked by the name "cp", so messages start alike) in the current
+# directory; standard output, standard error and exit status must match.
+# Each run starts from the same tree: ./tree is copied to ./gnu and ./ours.
+same_as_gnu () {
+  mkdir -p "$work/bin-cp8m" "$work/bin-gnu"
+  ln -sf "$CP8M" "$work/bin-cp8m/cp"
+  ln -sf "$GNU_CP" "$work/bin-gnu/cp"
+  for _side in gnu ours; do
+    rm -rf "$work/$_side" && "$GNU_CP" -a "$work/tree" "$work/$_side" ||
+      fail "cannot set up $_side"
+    _bin=$work/bin-gnu
+    [ "$_side" = ours ] && _bin=$work/bin-cp8m
+    (cd "$work/$_side" &&
+     PATH=$_bin:$PATH cp "$@" >"$work/.$_side.out" 2>"$work/.$_side.err"
+     echo $? >"$work/.$_side.status")
+  done
+  for _f in out err status; do
+    if ! cmp -s "$work/.gnu.$_f" "$work/.ours.$_f"; then
+      diff -u "$work/.gnu.$_f" "$work/.ours.$_f" >&2
+      fail "'cp $*': $_f differs from GNU cp (above: GNU first)"
+    fi
+  done
+  tree_listing gnu >"$work/.gnu.tree"
+  tree_listing ours >"$work/.ours.tree"
+  if ! cmp -s "$work/.gnu.tree" "$work/.ours.tree" ||
+     ! diff -r --no-dereference "$work/gnu" "$work/ours" >&2; then
+    diff -u "$work/.gnu.tree" "$work/.ours.tree" >&2
+    fail "'cp $*': the resulting trees differ (above: GNU first)"
+  fi
+}
+
+# tree_listing DIR: name, type, mode, size and link target of everything
+# under DIR, one line each, sorted.
+tree_listing () {
+  (cd "$work/$1" && find . -printf '%p|%y|%m|%s|%l\n' | LC_ALL=C sort)
+}
+
+# as_nobody COMMAND...: run COMMAND as an unprivileged user, with a copy of
+# cp8M it can execute.  Without root, run it as ourselves.
+as_nobody () {
+  if [ "$(id -u)" -ne 0 ]; then
+    "$@"
+    return
+  fi
+  command -v setpriv >/dev/null || skip "setpriv missing"
+  setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+}
+
+# trace ARGS...: strace ARGS.  LeakSanitizer cannot run under ptrace, so
+# a sanitizer build keeps ASan's other checks and drops only that one.
+trace () {
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
+}
+
+# sanitized: true when cp8M is built with AddressSanitizer, whose allocator
+# replaces malloc's (so mappings cannot be counted).
+sanitized () {
+  grep -q __asan_init "$CP8M"
+}
+
+# random_file NAME SIZE: SIZE bytes of random data.
+random_file () {
+  head -c "$2" /dev/urandom >"$1" || fail "cannot make $1"
+  [ "$(stat -c %s "$1")" -eq "$2" ] || fail "$1 has the wrong size"
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# --help, --version, --buffer-size, -v and --debug.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+
+cp8M --help >help || fail "--help failed"
+grep -q '^Usage: cp8M \[OPTION\]\.\.\. \[-T\] SOURCE DEST$' help ||
+  fail "--help has no GNU-style Usage line"
+for opt in --buffer-size= --debug --target-directory= --no-target-directory \
+           --verbose --help --version; do
+  grep -q -e "$opt" help || fail "--help does not document $opt"
+done
+cp8M --help >/dev/full 2>err && fail "--help >/dev/full succeeded"
+grep -q 'write error' err || fail "--help >/dev/full: no write error"
+
+cp8M --version >version || fail "--version failed"
+head -n 1 version | grep -Eq '^cp8M \(cp8M\) [0-9]+\.[0-9]+' ||
+  fail "--version: bad first line: $(head -n 1 version)"
+grep -q 'GPLv3+' version || fail "--version does not state the license"
+
+# Invalid buffer sizes.
+echo data >a
+for bad in x 0 -1 8Q 8M3 2G 1T '' M; do
+  expect 1 "cp8M: invalid buffer size '$bad'" cp8M --buffer-size="$bad" a b
+done
+[ ! -e b ] || fail "a copy was made despite an invalid buffer size"
+
+# Valid sizes and their rounding, as --debug reports them.
+for pair in "8M:8 MiB" "8MiB:8 MiB" "1:4 KiB" "4096:4 KiB" "3KiB:4 KiB" \
+            "8MB:7816 KiB" "1G:1 GiB" "512k:512 KiB" "1024M:1 GiB"; do
+  arg=${pair%%:*} shown=${pair#*:}
+  expect 0 "" cp8M --debug --buffer-size="$arg" a b
+  printf "%s\n" "'a' -> 'b'" \
+    "copy offload: avoided, reflink: avoided, sparse detection: no, data: read/write, $shown buffer" \
+    >want
+  cmp -s want "$work/.out" || {
+    diff want "$work/.out" >&2
+    fail "--debug --buffer-size=$arg"
+  }
+  cmp a b || fail "copy with --buffer-size=$arg differs"
+done
+
+# --debug prints one line per file, after -v's line.
+echo x >c
+mkdir d
+expect 0 "" cp8M --debug a c d
+[ "$(grep -c '^copy offload: ' "$work/.out")" -eq 2 ] ||
+  fail "--debug did not print one line per file"
+[ "$(grep -c ' -> ' "$work/.out")" -eq 2 ] || fail "--debug does not imply -v"
+expect 0 "" cp8M --debug --buffer-size=2M a d
+grep -qx "copy offload: avoided, reflink: avoided, sparse detection: no, data: read/write, 2 MiB buffer" "$work/.out" ||
+  fail "--debug line for --buffer-size=2M"
+
+# -v matches GNU cp's format exactly.
+expect 0 "" cp8M -v a c d
+printf "%s\n" "'a' -> 'd/a'" "'c' -> 'd/c'" >want
+cmp -s want "$work/.out" || fail "-v output: $(cat "$work/.out")"
+exit 0
