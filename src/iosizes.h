@@ -10,21 +10,31 @@
    Direct-I/O storage (Solaris forcedirectio, NFS, Linux O_DIRECT) does no
    read-ahead and no write-behind, so every system call is one round trip
    to the device; 4-256 KiB requests, as stock tools use, leave it idle
-   most of the time.  8 MiB requests amortise that latency on every device
-   we care about, are a multiple of any direct-I/O alignment in practice
-   (512 B to 64 KiB), and keep the memory bill small (one buffer per I/O in
-   flight).  Larger buffers buy nothing measurable here.
+   most of the time.  Arithmetic for a device streaming 800 MB/s behind a
+   1 ms round trip (a NFS or SAN path): a 128 KiB request moves in 0.16 ms
+   and waits 1 ms, so the device is busy 14 % of the time; an 8 MiB request
+   moves in 10.5 ms, so it is busy 91 %.  8 MiB is also a multiple of any
+   direct-I/O alignment in practice (512 B to 64 KiB) and keeps the memory
+   bill small (one buffer per I/O in flight).
 
-   Measured on the reference machine (2 cores, virtio disk cached by the
-   host, ext4, Linux 6.18), 1 GiB random file, caches dropped before each
-   run, 5 rounds interleaved, median wall time, buffered read/write loop
-   (the foundation engine), as a ratio of the 8 MiB time:
+   Measured on the reference machine (bench/buffer-sizes, 2 cores, virtio
+   disk cached by the host, ext4, Linux 6.18; 1 GiB random file, caches
+   dropped before each run, 5 rounds interleaved, median wall time with a
+   final sync, as a ratio to cp8M's 8 MiB time; full table in
+   bench/buffer-sizes.md):
 
-     buffer   128 KiB  1 MiB  8 MiB  32 MiB
-     wall      see bench/buffer-sizes.md (bench/buffer-sizes)
+     block size                        128 KiB  1 MiB  8 MiB  32 MiB
+     cp8M (buffered, one buffer)          1.05   0.95   1.00    1.05
+     dd iflag=direct oflag=direct         1.32   1.15   1.17    1.03
+     /bin/cp 9.1 (128 KiB)                                1.06
 
-   The direct-I/O engine's own table (queue depth x buffer size) lives
-   beside its pipeline.  */
+   Buffered copies here are within the noise at every size (the kernel's
+   read-ahead and write-behind hide the request size).  Direct I/O with
+   one request in flight pays for small requests (128 KiB: +32 %) and
+   flattens out from 1 MiB on this host-cached disk; on storage with a real
+   per-request latency (NFS, SAN) the knee moves up, which is why the
+   default is 8 MiB rather than the 1 MiB that suffices here.  The
+   direct-I/O engine re-measures this together with its queue depth.  */
 enum { CP8M_DEFAULT_BUFFER_SIZE = 8 * 1024 * 1024 };
 
 /* --buffer-size may not exceed this: Linux moves at most 2 GiB - 4 KiB in
