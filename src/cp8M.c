@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "closeout.h"
 #include "diag.h"
 #include "dirname.h"
@@ -139,7 +140,9 @@ main (int argc, char **argv)
   struct target t;
   resolve_target (&o, argc - first, argv + first, &t);
 
-  struct engine_ctx *eng = engine_ctx_new (o.buffer_size);
+  cleanup_install ();
+  struct engine_config cfg = { o.buffer_size, o.queue_depth };
+  struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
 

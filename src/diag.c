@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "error.h"
 
@@ -15,8 +16,17 @@ void
 diag_engine_failure (struct engine_result const *res,
                      char const *src, char const *dst)
 {
+  if (res->src_changed && res->err == 0)
+    {
+      error (0, 0, "%s: file changed as we read it", quote_file (src));
+      return;
+    }
   switch (res->side)
     {
+    case ENGINE_SIDE_CLONE:
+      error (0, res->err, "failed to clone %s from %s",
+             quote_file_n (0, dst), quote_file_n (1, src));
+      break;
     case ENGINE_SIDE_READ:
       error (0, res->err, "error reading %s", quote_file (src));
       break;
@@ -45,20 +55,36 @@ format_size (char *out, size_t outsize, size_t size)
 }
 
 void
-diag_debug_line (struct engine_result const *res, size_t buffer_size)
+diag_debug_lines (struct engine_report const *rep)
 {
+  printf ("copy offload: %s, reflink: %s, sparse detection: %s\n",
+          rep->offload, rep->reflink, rep->sparse);
+
   char size[32];
-  format_size (size, sizeof size, buffer_size);
-  /* GNU cp's three fields first, so scripts that parse them keep working:
-     cp8M never offloads or reflinks unless asked, and does not look for
-     holes yet.  */
-  switch (res->method)
+  format_size (size, sizeof size, rep->buffer_size);
+  char why[160] = "";
+  if (rep->why_not)
+    snprintf (why, sizeof why, "%s%s%s", rep->why_not,
+              rep->why_errno ? ": " : "",
+              rep->why_errno ? strerror (rep->why_errno) : "");
+  char const *rest = rep->dontcache ? "buffered with RWF_DONTCACHE"
+                                    : "buffered";
+  if (rep->direct && !rep->fell_back)
     {
-    case ENGINE_METHOD_READ_WRITE:
-      printf ("copy offload: avoided, reflink: avoided, "
-              "sparse detection: no, data: read/write, %s buffer\n", size);
-      break;
+      printf ("direct I/O: yes (%s, %s x %u in flight, align %u/%u",
+              rep->method, size, rep->depth, rep->mem_align,
+              rep->offset_align);
+      if (rep->tail > 0)
+        printf (", last %jd bytes buffered", (intmax_t) rep->tail);
+      puts (")");
     }
+  else if (rep->direct)
+    printf ("direct I/O: partly (%s, %s x %u in flight), then %s (%s)\n",
+            rep->method, size, rep->depth, rest, why);
+  else if (rep->offload[0] == 'y' || rep->reflink[0] == 'y')
+    puts ("direct I/O: no (data offloaded to the filesystem)");
+  else
+    printf ("direct I/O: no (%s), %s, %s I/O\n", why, rest, size);
 }
 
 void

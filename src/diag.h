@@ -16,14 +16,16 @@
 #define quote_file_n(n, name) \
   quotearg_n_style (n, shell_escape_always_quoting_style, name)
 
-/* Report a failed engine_copy of SRC to DST: "error reading 'SRC'" or
-   "error writing 'DST'" with the cause.  */
+/* Report a failed engine_copy of SRC to DST: "error reading 'SRC'",
+   "error writing 'DST'", "'SRC': file changed as we read it" or "failed
+   to clone 'DST' from 'SRC'", with the cause.  */
 void diag_engine_failure (struct engine_result const *res,
                           char const *src, char const *dst);
 
-/* Print --debug's line for one copied file to stdout.  BUFFER_SIZE is the
-   engine's I/O size.  */
-void diag_debug_line (struct engine_result const *res, size_t buffer_size);
+/* Print --debug's lines for one copied file to stdout: GNU cp's line
+   ("copy offload: ..., reflink: ..., sparse detection: ...") then cp8M's
+   ("direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align 512/512)").  */
+void diag_debug_lines (struct engine_report const *rep);
 
 /* Print -v's "'SRC' -> 'DST'" line to stdout.  */
 void diag_verbose (char const *src, char const *dst);

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -79,6 +81,146 @@ dio_query_fd (int fd, struct dio_align *out)
 }
 
 #endif
+
+/* The logical block size of the block device DEV, from sysfs.  */
+static unsigned int
+block_device_sector (dev_t dev)
+{
+#ifdef __linux__
+  char path[96];
+  snprintf (path, sizeof path,
+            "/sys/dev/block/%u:%u/queue/logical_block_size",
+            major (dev), minor (dev));
+  FILE *f = fopen (path, "re");
+  if (!f)
+    {
+      /* A partition has no queue/ of its own: ask its parent disk.  */
+      snprintf (path, sizeof path,
+                "/sys/dev/block/%u:%u/../queue/logical_block_size",
+                major (dev), minor (dev));
+      f = fopen (path, "re");
+    }
+  unsigned int size = 0;
+  if (f)
+    {
+      if (fscanf (f, "%u", &size) != 1)
+        size = 0;
+      fclose (f);
+    }
+  return size;
+#else
+  (void) dev;
+  return 0;
+#endif
+}
+
+struct dio_align
+dio_alignment (int fd, struct stat const *st, char const **from)
+{
+  struct dio_align a;
+  if (dio_query_fd (fd, &a))
+    {
+      *from = "statx";
+      return a;
+    }
+  unsigned int sector = block_device_sector (S_ISBLK (st->st_mode)
+                                             ? st->st_rdev : st->st_dev);
+  if (sector != 0 && (sector & (sector - 1)) == 0)
+    {
+      *from = "block device";
+      return (struct dio_align) { sector, sector };
+    }
+  *from = "default";
+  return (struct dio_align) { 4096, 4096 };
+}
+
+char const *
+dio_method (void)
+{
+#if defined O_DIRECT
+  return "O_DIRECT";
+#elif defined HAVE_DIRECTIO && defined DIRECTIO_ON
+  return "directio";
+#elif defined F_NOCACHE
+  return "F_NOCACHE";
+#else
+  return NULL;
+#endif
+}
+
+/* Set or clear the OS's direct-I/O flag on FD itself.  */
+static bool
+set_direct_flag (int fd, bool on)
+{
+#if defined O_DIRECT
+  int fl = fcntl (fd, F_GETFL);
+  return fl >= 0
+         && fcntl (fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) == 0;
+#elif defined HAVE_DIRECTIO && defined DIRECTIO_ON
+  return directio (fd, on ? DIRECTIO_ON : DIRECTIO_OFF) == 0;
+#elif defined F_NOCACHE
+  return fcntl (fd, F_NOCACHE, on ? 1 : 0) != -1;
+#else
+  (void) fd;
+  (void) on;
+  errno = EOPNOTSUPP;
+  return false;
+#endif
+}
+
+bool
+dio_enable (int fd, int accmode, struct dio_fd *out)
+{
+  *out = (struct dio_fd) { .fd = -1 };
+#if defined __linux__ && defined O_DIRECT
+  /* A second open file description of the same file: FUSE daemons see
+     O_DIRECT at open time, and FD stays plain for the tail.  Reopening
+     can fail where the first open succeeded (no /proc, or a new file
+     created read-only); then set the flag on FD itself.  */
+  char path[32];
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  int dfd = open (path, accmode | O_DIRECT | O_CLOEXEC);
+  if (dfd >= 0)
+    {
+      struct stat a, b;
+      if (fstat (fd, &a) == 0 && fstat (dfd, &b) == 0
+          && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+        {
+          out->fd = dfd;
+          out->own = true;
+          return true;
+        }
+      close (dfd);
+    }
+  else if (dio_refusal (errno))
+    return false;
+#else
+  (void) accmode;
+#endif
+  if (!set_direct_flag (fd, true))
+    return false;
+  out->fd = fd;
+  out->flag_set = true;
+  return true;
+}
+
+bool
+dio_disable (struct dio_fd *d)
+{
+  bool ok = true;
+  if (d->own)
+    close (d->fd);
+  else if (d->flag_set)
+    ok = set_direct_flag (d->fd, false);
+  *d = (struct dio_fd) { .fd = -1 };
+  return ok;
+}
+
+bool
+dio_refusal (int err)
+{
+  return err == EINVAL || err == EOPNOTSUPP || err == ENOTSUP;
+}
 
 size_t
 dio_buffer_alignment (size_t page_size, unsigned int mem_align)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Alignment the kernel demands of direct I/O on one open file.  */
 struct dio_align
@@ -22,6 +23,40 @@ struct dio_align
    (ENOSYS) or without STATX_DIOALIGN.  Uses the libc wrapper where there is
    one and the raw system call otherwise (musl).  */
 bool dio_query_fd (int fd, struct dio_align *out);
+
+/* Alignment for direct I/O on the open file FD (status ST): what statx
+   reports, else the logical block size of the block device holding it (or
+   of FD itself when it is a block device), else 4096.  Sets *FROM to
+   "statx", "block device" or "default" for --debug.  */
+struct dio_align dio_alignment (int fd, struct stat const *st,
+                                char const **from);
+
+/* The mechanism this build enables direct I/O with: "O_DIRECT",
+   "directio" (Solaris), "F_NOCACHE" (macOS), or NULL when it has none.  */
+char const *dio_method (void);
+
+/* A descriptor set up for direct I/O by dio_enable.  */
+struct dio_fd
+{
+  int fd;           /* do direct I/O here; -1 when not enabled */
+  bool own;         /* FD is a new descriptor of ours: close it */
+  bool flag_set;    /* FD is the caller's, with a direct flag now set */
+};
+
+/* Make direct I/O available on the file open as FD (ACCMODE is O_RDONLY
+   or O_WRONLY).  Where it can (Linux), it opens the same file again with
+   O_DIRECT, so FD itself stays a plain descriptor for unaligned tails and
+   fallback; otherwise it sets the OS's direct flag on FD.  Return true and
+   fill *OUT, or false with errno (EINVAL when the filesystem refuses).  */
+bool dio_enable (int fd, int accmode, struct dio_fd *out);
+
+/* Undo dio_enable: close our descriptor or clear the flag on the caller's.
+   Return false with errno if clearing the flag failed.  */
+bool dio_disable (struct dio_fd *d);
+
+/* True for the errors that mean "no direct I/O here" rather than a
+   failing device: EINVAL and EOPNOTSUPP.  Every fallback asks this.  */
+bool dio_refusal (int err);
 
 /* Alignment for the engine's buffers: the larger of PAGE_SIZE and
    MEM_ALIGN (0 when unknown), rounded up to a power of two because

@@ -1,4 +1,4 @@
-/* The data engine: buffer ownership and the copy loop.
+/* The data engine: buffers, the per-file decisions, and the stream loop.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -7,18 +7,35 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "dio.h"
 #include "iosizes.h"
+#include "pipeline.h"
+#include "reflink.h"
+#include "sparse.h"
+
+#ifndef RWF_DONTCACHE
+# define RWF_DONTCACHE 0x00000080
+#endif
+
+/* Devices that refused direct I/O, so later files on them do not ask
+   again.  A handful is plenty: a copy touches few devices.  */
+enum { REFUSED_MAX = 16 };
 
 struct engine_ctx
 {
-  size_t buffer_size;         /* every I/O but the last is this long */
-  char *buffer;               /* NULL until the first copy needs it */
-  unsigned int allocations;   /* times BUFFER was allocated */
+  struct engine_config cfg;
+  char *buffers[ENGINE_MAX_DEPTH];  /* allocated on first need */
+  size_t buffer_align;
+  unsigned int allocations;
+  struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
+  int n_refused;
 };
 
 static size_t
@@ -29,17 +46,21 @@ io_unit (void)
 }
 
 struct engine_ctx *
-engine_ctx_new (size_t buffer_size)
+engine_ctx_new (struct engine_config const *cfg)
 {
-  size_t rounded = dio_round_up (buffer_size, io_unit ());
-  if (buffer_size == 0 || rounded == 0)
+  size_t rounded = dio_round_up (cfg->buffer_size, io_unit ());
+  if (cfg->buffer_size == 0 || rounded == 0 || cfg->queue_depth == 0
+      || cfg->queue_depth > ENGINE_MAX_DEPTH)
     {
       errno = EINVAL;
       return NULL;
     }
   struct engine_ctx *ctx = calloc (1, sizeof *ctx);
   if (ctx)
-    ctx->buffer_size = rounded;
+    {
+      ctx->cfg = *cfg;
+      ctx->cfg.buffer_size = rounded;
+    }
   return ctx;
 }
 
@@ -48,7 +69,8 @@ engine_ctx_free (struct engine_ctx *ctx)
 {
   if (ctx)
     {
-      free (ctx->buffer);
+      for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
+        free (ctx->buffers[i]);
       free (ctx);
     }
 }
@@ -56,7 +78,7 @@ engine_ctx_free (struct engine_ctx *ctx)
 size_t
 engine_buffer_size (struct engine_ctx const *ctx)
 {
-  return ctx->buffer_size;
+  return ctx->cfg.buffer_size;
 }
 
 unsigned int
@@ -65,74 +87,36 @@ engine_buffer_allocations (struct engine_ctx const *ctx)
   return ctx->allocations;
 }
 
-/* The buffer is allocated on the first copy, not in engine_ctx_new, so
-   that its alignment can honour what the first files report and a run
-   that copies nothing allocates nothing.  */
-static char *
-engine_buffer (struct engine_ctx *ctx, int src_fd, int dst_fd)
-{
-  if (ctx->buffer)
-    return ctx->buffer;
-  struct dio_align src = { 0, 0 }, dst = { 0, 0 };
-  dio_query_fd (src_fd, &src);
-  dio_query_fd (dst_fd, &dst);
-  unsigned int mem = src.mem_align > dst.mem_align ? src.mem_align
-                                                   : dst.mem_align;
-  size_t align = dio_buffer_alignment (sysconf (_SC_PAGESIZE), mem);
-  void *buf;
-  if (posix_memalign (&buf, align, ctx->buffer_size) != 0)
-    return NULL;
-  ctx->buffer = buf;
-  ctx->allocations++;
-  return ctx->buffer;
-}
-
-/* Read up to SIZE bytes into BUF.  A regular file (STREAM false) gets one
-   read per buffer: a short count there is normally end of file, and the
-   next read, again for a whole buffer, confirms it with 0.  A pipe or
-   other stream (STREAM true) delivers data in pieces, so keep reading until
-   the buffer is full or the writer is gone, so that writes stay whole
-   buffers.  Return the byte count, 0 at end of file, or -1.  */
-static ssize_t
-read_buffer (int fd, char *buf, size_t size, bool stream)
-{
-  size_t got = 0;
-  while (got < size)
-    {
-      ssize_t n = read (fd, buf + got, size - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return -1;
-      got += n;
-      if (n == 0 || !stream)
-        break;
-    }
-  return got;
-}
-
-/* Write all SIZE bytes of BUF.  A write that makes no progress is
-   reported as ENOSPC, as a full device is its only cause.  */
+/* Make sure the first N buffers exist.  The first is allocated on the
+   first copy, not in engine_ctx_new, so that its alignment honours what
+   the first files report and a run that copies nothing allocates
+   nothing; the others only when a file is copied with I/Os in flight.  */
 static bool
-write_fully (int fd, char const *buf, size_t size)
+ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
+                int dst_fd)
 {
-  while (size > 0)
+  if (!ctx->buffers[0])
     {
-      ssize_t n = write (fd, buf, size);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return false;
-      if (n == 0)
-        {
-          errno = ENOSPC;
-          return false;
-        }
-      buf += n;
-      size -= n;
+      struct dio_align src = { 0, 0 }, dst = { 0, 0 };
+      dio_query_fd (src_fd, &src);
+      dio_query_fd (dst_fd, &dst);
+      unsigned int mem = src.mem_align > dst.mem_align ? src.mem_align
+                                                       : dst.mem_align;
+      ctx->buffer_align = dio_buffer_alignment (sysconf (_SC_PAGESIZE), mem);
     }
+  for (unsigned int i = 0; i < n; i++)
+    if (!ctx->buffers[i])
+      {
+        void *buf;
+        if (posix_memalign (&buf, ctx->buffer_align, ctx->cfg.buffer_size))
+          return false;
+        ctx->buffers[i] = buf;
+        ctx->allocations++;
+      }
   return true;
 }
+
+/* ---- results ---- */
 
 static bool
 fail (struct engine_result *res, enum engine_side side, int err)
@@ -142,29 +126,378 @@ fail (struct engine_result *res, enum engine_side side, int err)
   return false;
 }
 
-bool
-engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
+static void
+refuse (struct engine_report *rep, char const *why, int err)
+{
+  rep->why_not = why;
+  rep->why_errno = err;
+}
+
+/* ---- streams: pipes, FIFOs, devices, files whose size says nothing ---- */
+
+/* Read into BUF until it holds SIZE bytes or the writer is gone, so that
+   writes stay whole buffers.  Return the count (0 at end), or -1.  */
+static ssize_t
+read_buffer (int fd, char *buf, size_t size)
+{
+  size_t got = 0;
+  while (got < size)
+    {
+      ssize_t n = read (fd, buf + got, size - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -1;
+      if (n == 0)
+        break;
+      got += n;
+    }
+  return got;
+}
+
+static bool
+write_fully (int fd, char const *buf, size_t size)
+{
+  while (size > 0)
+    {
+      ssize_t n = write (fd, buf, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = ENOSPC;   /* no progress: a full device */
+          return false;
+        }
+      buf += n;
+      size -= n;
+    }
+  return true;
+}
+
+static bool
+copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
              struct engine_result *res)
 {
-  *res = (struct engine_result) { .method = ENGINE_METHOD_READ_WRITE };
-  char *buf = engine_buffer (ctx, src_fd, dst_fd);
-  if (!buf)
-    return fail (res, ENGINE_SIDE_NONE, ENOMEM);
-  struct stat st;
-  bool stream = fstat (src_fd, &st) != 0 || !S_ISREG (st.st_mode);
-
+  char *buf = ctx->buffers[0];
+  size_t size = ctx->cfg.buffer_size;
   for (;;)
     {
-      ssize_t n = read_buffer (src_fd, buf, ctx->buffer_size, stream);
+      ssize_t n = read_buffer (src_fd, buf, size);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
-      if (n == 0)
-        return true;
-      if (!write_fully (dst_fd, buf, n))
+      if (n > 0 && !write_fully (dst_fd, buf, n))
         return fail (res, ENGINE_SIDE_WRITE, errno);
       res->bytes += n;
-      /* A stream's short buffer means read_buffer saw end of file.  */
-      if (stream && (size_t) n < ctx->buffer_size)
+      if ((size_t) n < size)
         return true;
     }
+}
+
+/* ---- regular files ---- */
+
+static int
+refused_index (struct engine_ctx const *ctx, dev_t dev)
+{
+  for (int i = 0; i < ctx->n_refused; i++)
+    if (ctx->refused[i].dev == dev)
+      return i;
+  return -1;
+}
+
+static void
+remember_refusal (struct engine_ctx *ctx, dev_t dev, char const *op, int err)
+{
+  if (refused_index (ctx, dev) < 0 && ctx->n_refused < REFUSED_MAX)
+    {
+      ctx->refused[ctx->n_refused].dev = dev;
+      ctx->refused[ctx->n_refused].op = op;
+      ctx->refused[ctx->n_refused].err = err;
+      ctx->n_refused++;
+    }
+}
+
+/* Everything one regular-file copy needs to know.  */
+struct file_copy
+{
+  struct engine_ctx *ctx;
+  struct engine_request const *req;
+  int src_fd, dst_fd;
+  struct stat src_st, dst_st;
+  bool holes;          /* walk SEEK_DATA extents */
+  bool dontcache;      /* direct I/O was wanted and refused */
+  struct engine_result *res;
+};
+
+/* Should this file go direct?  Say why not in the report.  */
+static bool
+want_direct (struct file_copy *fc)
+{
+  struct engine_report *rep = &fc->res->report;
+  struct engine_ctx const *ctx = fc->ctx;
+  if (fc->req->direct == ENGINE_DIRECT_NEVER)
+    return refuse (rep, "--direct=never", 0), false;
+  if (!dio_method ())
+    return refuse (rep, "not supported on this system", 0), false;
+  if (!S_ISREG (fc->dst_st.st_mode))
+    return refuse (rep, "destination is not a regular file", 0), false;
+  int i = refused_index (ctx, fc->src_st.st_dev);
+  if (i < 0)
+    i = refused_index (ctx, fc->dst_st.st_dev);
+  if (i >= 0)
+    {
+      refuse (rep, ctx->refused[i].op, ctx->refused[i].err);
+      fc->dontcache = true;
+      return false;
+    }
+  if (fc->req->direct == ENGINE_DIRECT_ALWAYS)
+    return true;
+  if (fc->src_st.st_size < (off_t) ctx->cfg.buffer_size)
+    return refuse (rep, "smaller than one buffer", 0), false;
+  /* Data already cached is served from memory faster than any device, and
+     reading it buffered costs no eviction.  */
+  if (cache_resident_fraction (fc->src_fd, fc->src_st.st_size) >= 0.5)
+    return refuse (rep, "source mostly in the page cache", 0), false;
+  return true;
+}
+
+static void
+init_job (struct io_job *job, struct file_copy const *fc,
+          struct chunker *chunks)
+{
+  *job = (struct io_job) {
+    .src_fd = fc->src_fd, .dst_fd = fc->dst_fd,
+    .zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS,
+    .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
+  };
+  pthread_mutex_init (&job->lock, NULL);
+}
+
+/* Copy [body end, size) through the plain descriptors: direct I/O cannot
+   move a piece that is not a multiple of the alignment.  RWF_DONTCACHE
+   keeps its pages out of the cache where the kernel has it; then sync so
+   the file is complete on disk like the direct part.  */
+static bool
+copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
+{
+  struct io_job job;
+  init_job (&job, fc, chunks);
+  job.rwflags = RWF_DONTCACHE;
+  chunks->cur = from;
+  chunks->limit = fc->src_st.st_size;
+  chunks->align = 1;
+  chunks->ext_end = -1;
+  pipeline_run (&job, fc->ctx->buffers, 1);
+  fc->res->bytes += job.bytes;
+  fc->res->report.tail = fc->src_st.st_size - from;
+  if (job.changed)
+    fc->res->src_changed = true;
+  if (job.err)
+    return fail (fc->res, job.side, job.err);
+  if (fdatasync (fc->dst_fd) != 0 && errno != EINVAL)
+    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+  return !job.changed;
+}
+
+/* Direct pass over the aligned body, then the tail.  When the kernel
+   refuses direct I/O part way, carry on buffered from where it stopped.
+   Return false with *RES filled on failure.  */
+static bool
+copy_direct (struct file_copy *fc, struct chunker *chunks)
+{
+  struct engine_ctx *ctx = fc->ctx;
+  struct engine_report *rep = &fc->res->report;
+  struct dio_fd src, dst;
+  if (!dio_enable (fc->src_fd, O_RDONLY, &src))
+    {
+      refuse (rep, "open", errno);
+      remember_refusal (ctx, fc->src_st.st_dev, "open", errno);
+      return true;   /* the caller copies buffered */
+    }
+  if (!dio_enable (fc->dst_fd, O_WRONLY, &dst))
+    {
+      refuse (rep, "open", errno);
+      remember_refusal (ctx, fc->dst_st.st_dev, "open", errno);
+      dio_disable (&src);
+      return true;
+    }
+
+  char const *from;
+  struct dio_align sa = dio_alignment (src.fd, &fc->src_st, &from);
+  struct dio_align da = dio_alignment (dst.fd, &fc->dst_st, &from);
+  off_t align = sa.offset_align > da.offset_align ? sa.offset_align
+                                                  : da.offset_align;
+  if (align < CP8M_IO_ALIGN)
+    align = CP8M_IO_ALIGN;
+  unsigned int mem = sa.mem_align > da.mem_align ? sa.mem_align : da.mem_align;
+  rep->mem_align = mem;
+  rep->offset_align = sa.offset_align > da.offset_align ? sa.offset_align
+                                                        : da.offset_align;
+  bool ok = true;
+  if (ctx->cfg.buffer_size % align != 0 || mem > ctx->buffer_align)
+    refuse (rep, "alignment", 0);
+  else
+    {
+      struct io_job job;
+      init_job (&job, fc, chunks);
+      job.src_fd = src.fd;
+      job.dst_fd = dst.fd;
+      job.direct = true;
+      chunks->align = align;
+      chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
+      rep->direct = true;
+      rep->method = dio_method ();
+      rep->depth = ctx->cfg.queue_depth;
+      pipeline_run (&job, ctx->buffers, ctx->cfg.queue_depth);
+      fc->res->bytes += job.bytes;
+      fc->res->src_changed = job.changed;
+      if (job.err)
+        ok = fail (fc->res, job.side, job.err);
+      else if (job.refused_errno)
+        {
+          /* Continue buffered: the chunker still holds what is left and
+             the refused ranges to redo, nothing copied twice.  */
+          rep->fell_back = true;
+          char const *op = job.refused_side == ENGINE_SIDE_READ ? "read"
+                                                                : "write";
+          refuse (rep, op, job.refused_errno);
+          remember_refusal (ctx, job.refused_side == ENGINE_SIDE_READ
+                                 ? fc->src_st.st_dev : fc->dst_st.st_dev,
+                            op, job.refused_errno);
+        }
+    }
+  dio_disable (&src);
+  dio_disable (&dst);
+  if (!ok || fc->res->src_changed || !rep->direct || rep->fell_back)
+    return ok;
+  if (chunks->limit < fc->src_st.st_size)
+    return copy_tail (fc, chunks, chunks->limit);
+  return true;
+}
+
+/* Buffered pass over whatever CHUNKS still holds.  */
+static bool
+copy_buffered (struct file_copy *fc, struct chunker *chunks)
+{
+  struct engine_report *rep = &fc->res->report;
+  struct io_job job;
+  init_job (&job, fc, chunks);
+  /* Direct was wanted but refused: drop only the pages this copy brings
+     in, never pages that were cached before (a database's own).  */
+  job.rwflags = fc->dontcache ? RWF_DONTCACHE : 0;
+  chunks->limit = fc->src_st.st_size;
+  chunks->align = 1;
+  pipeline_run (&job, fc->ctx->buffers, 1);
+  rep->dontcache = job.rwflags != 0;
+  fc->res->bytes += job.bytes;
+  if (job.changed)
+    fc->res->src_changed = true;
+  if (job.err)
+    return fail (fc->res, job.side, job.err);
+  return !job.changed;
+}
+
+/* Give the destination its final size before data moves: preallocated
+   when the copy has no holes (ENOSPC now, not half way; and extending
+   direct writes would serialise on ext4's inode lock), else a sparse
+   file of the right size.  */
+static bool
+prepare_dest (struct file_copy *fc)
+{
+  off_t size = fc->src_st.st_size;
+  if (!S_ISREG (fc->dst_st.st_mode))
+    return true;
+  if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS)
+    {
+#ifdef HAVE_FALLOCATE
+      if (fallocate (fc->dst_fd, 0, 0, size) == 0)
+        return true;
+      if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
+        return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+#endif
+    }
+  if (ftruncate (fc->dst_fd, size) != 0)
+    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+  return true;
+}
+
+static bool
+copy_regular (struct file_copy *fc)
+{
+  struct engine_ctx *ctx = fc->ctx;
+  struct engine_report *rep = &fc->res->report;
+  fc->holes = fc->req->sparse != ENGINE_SPARSE_NEVER
+              && sparse_has_holes (&fc->src_st);
+  rep->sparse = fc->holes
+                ? (fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                   ? "SEEK_HOLE + zeros" : "SEEK_HOLE")
+                : fc->req->sparse == ENGINE_SPARSE_ALWAYS ? "zeros" : "no";
+  if (!prepare_dest (fc))
+    return false;
+
+  struct chunker chunks = {
+    .probe_fd = fc->src_fd, .size = fc->src_st.st_size,
+    .seek_holes = fc->holes, .align = 1, .ext_end = -1,
+  };
+  bool direct = want_direct (fc);
+  if (direct && !ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd,
+                                 fc->dst_fd))
+    return fail (fc->res, ENGINE_SIDE_NONE, ENOMEM);
+  if (direct && !copy_direct (fc, &chunks))
+    return false;
+  if (direct && (!rep->direct || rep->fell_back))
+    fc->dontcache = true;
+  if (!rep->direct || rep->fell_back)
+    {
+      if (!copy_buffered (fc, &chunks))
+        return false;
+    }
+  if (fc->res->src_changed)
+    return false;
+
+  /* A source that grew or was rewritten while we read it.  */
+  struct stat now;
+  if (fstat (fc->src_fd, &now) == 0
+      && (now.st_size != fc->src_st.st_size
+          || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
+          || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec))
+    {
+      fc->res->src_changed = true;
+      return false;
+    }
+  return true;
+}
+
+bool
+engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
+             struct engine_request const *req, struct engine_result *res)
+{
+  *res = (struct engine_result) { .report = {
+    .offload = "avoided", .reflink = "avoided", .sparse = "no",
+    .depth = 1, .buffer_size = ctx->cfg.buffer_size } };
+  struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res };
+  if (fstat (src_fd, &fc.src_st) != 0)
+    return fail (res, ENGINE_SIDE_READ, errno);
+  if (fstat (dst_fd, &fc.dst_st) != 0)
+    return fail (res, ENGINE_SIDE_WRITE, errno);
+  if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
+    return fail (res, ENGINE_SIDE_NONE, ENOMEM);
+
+  /* Pipes and devices stream; so do regular files that claim size 0,
+     which /proc and /sys files do while having contents.  */
+  if (!S_ISREG (fc.src_st.st_mode) || fc.src_st.st_size == 0)
+    {
+      refuse (&res->report, "not a regular file with a size", 0);
+      return copy_stream (ctx, src_fd, dst_fd, res);
+    }
+
+  if (req->reflink != ENGINE_REFLINK_NEVER)
+    {
+      enum reflink_outcome r = reflink_copy (src_fd, dst_fd, fc.src_st.st_size,
+                                             req->reflink == ENGINE_REFLINK_ALWAYS,
+                                             res);
+      if (r != REFLINK_NOT_DONE)
+        return r == REFLINK_DONE;
+    }
+  return copy_regular (&fc);
 }

@@ -3,9 +3,21 @@
 
    The engine is a library.  It never sees a path, never prints, never
    exits and has no mutable globals; the cp layer opens the descriptors,
-   decides what to copy and turns an engine_result into a message.  Its
-   buffers belong to one engine_ctx per process, allocated on first use, so
-   a tree of tiny files pays for them once.
+   decides what to copy and turns an engine_result into messages.  Its
+   buffers belong to one engine_ctx per process, allocated on first use,
+   so a tree of tiny files pays for them once.
+
+   Per regular file it decides once, and reports in engine_result:
+   1. reflink (FICLONE, then copy_file_range) when the request allows it;
+   2. direct I/O when asked (always) or worth it (auto: at least one
+      buffer and not already mostly in the page cache), with the
+      unaligned tail through the caller's plain descriptor and a sticky
+      per-device fallback to buffered I/O when the kernel refuses;
+   3. otherwise buffered I/O, with RWF_DONTCACHE when direct I/O was
+      wanted but refused, so only pages the copy brought in are dropped.
+   Holes are found with SEEK_DATA/SEEK_HOLE (and zero blocks with
+   sparse=always) and recreated; a non-sparse destination is preallocated
+   so that ENOSPC comes before any data moves.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -18,53 +30,87 @@
 
 struct engine_ctx;
 
-/* Which descriptor an error came from.  */
+/* Fixed for the life of a context.  */
+struct engine_config
+{
+  size_t buffer_size;        /* bytes per I/O; rounded up to 4096 */
+  unsigned int queue_depth;  /* direct I/Os in flight, 1..ENGINE_MAX_DEPTH */
+};
+enum { ENGINE_MAX_DEPTH = 64 };
+
+enum engine_direct { ENGINE_DIRECT_AUTO, ENGINE_DIRECT_ALWAYS,
+                     ENGINE_DIRECT_NEVER };
+enum engine_sparse { ENGINE_SPARSE_AUTO, ENGINE_SPARSE_ALWAYS,
+                     ENGINE_SPARSE_NEVER };
+enum engine_reflink { ENGINE_REFLINK_NEVER, ENGINE_REFLINK_AUTO,
+                      ENGINE_REFLINK_ALWAYS };
+
+/* What the caller asks for one file.  */
+struct engine_request
+{
+  enum engine_direct direct;
+  enum engine_sparse sparse;
+  enum engine_reflink reflink;
+};
+
+/* Which side an error came from.  */
 enum engine_side
 {
-  ENGINE_SIDE_NONE,   /* no error, or not tied to either file (ENOMEM) */
-  ENGINE_SIDE_READ,   /* the source */
-  ENGINE_SIDE_WRITE   /* the destination */
+  ENGINE_SIDE_NONE,    /* no error, or tied to neither file (ENOMEM) */
+  ENGINE_SIDE_READ,    /* the source */
+  ENGINE_SIDE_WRITE,   /* the destination */
+  ENGINE_SIDE_CLONE    /* --reflink=always could not clone */
 };
 
-/* How the data moved.  */
-enum engine_method
+/* How the data moved, for --debug and for tests.  Strings are static.  */
+struct engine_report
 {
-  ENGINE_METHOD_READ_WRITE   /* buffered read(2)/write(2) of full buffers */
+  char const *offload;     /* copy_file_range: "avoided", "yes", "unsupported" */
+  char const *reflink;     /* FICLONE: "avoided", "yes", "unsupported" */
+  char const *sparse;      /* "no", "SEEK_HOLE", "zeros", "SEEK_HOLE + zeros" */
+  bool direct;             /* some data moved with direct I/O */
+  char const *method;      /* "O_DIRECT", "directio", "F_NOCACHE" */
+  char const *why_not;     /* why (not all) direct: "open", "read", "write",
+                              "--direct=never", "smaller than one buffer"... */
+  int why_errno;           /* errno behind WHY_NOT, or 0 */
+  bool fell_back;          /* direct started, then continued buffered */
+  bool dontcache;          /* buffered I/O used RWF_DONTCACHE */
+  unsigned int depth;      /* I/Os in flight */
+  size_t buffer_size;
+  unsigned int mem_align, offset_align;
+  off_t tail;              /* bytes copied through the plain descriptor */
 };
 
-/* What engine_copy reports.  */
+/* What engine_copy returns.  */
 struct engine_result
 {
-  off_t bytes;                /* bytes written to the destination */
+  off_t bytes;                /* data bytes written to the destination */
   int err;                    /* errno of the failure, 0 on success */
   enum engine_side side;      /* where ERR happened */
-  enum engine_method method;  /* the path the data took */
+  bool src_changed;           /* the source's size or mtime changed */
+  struct engine_report report;
 };
 
-/* Create a context whose buffers hold BUFFER_SIZE bytes, rounded up to the
-   I/O alignment (CP8M_IO_ALIGN or the page size, whichever is larger).
-   BUFFER_SIZE must be positive.  Nothing large is allocated yet.  Return
-   NULL with errno set on failure.  */
-struct engine_ctx *engine_ctx_new (size_t buffer_size);
+/* Create a context for CFG.  Nothing large is allocated yet.  Return NULL
+   with errno set on failure (EINVAL for a zero buffer or bad depth).  */
+struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
 
 /* Free CTX and its buffers.  CTX may be NULL.  */
 void engine_ctx_free (struct engine_ctx *ctx);
 
-/* The rounded buffer size CTX uses for every read and write.  */
+/* The rounded buffer size CTX uses for every I/O.  */
 size_t engine_buffer_size (struct engine_ctx const *ctx);
 
-/* How many times CTX has allocated its buffer (0 or 1): for tests.  */
+/* How many buffers CTX has allocated so far: for tests.  */
 unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
 
-/* Copy everything from SRC_FD, from its current offset to end of file, to
-   DST_FD at its current offset.  From a regular file every read asks for a
-   whole buffer; from a pipe or other stream, reads continue until the
-   buffer is full.  Either way every write but the last is a whole buffer.
-   EINTR is retried, short reads and short writes are continued.
-   Fill *RES and return true on success; on failure return false with
-   RES->err and RES->side saying what failed and RES->bytes how much was
-   written before it.  */
+/* Copy the file open as SRC_FD (read from its start when it is a regular
+   file, from its current position when it is a stream) to DST_FD, which
+   the caller opened for writing and truncated (or created).  Both stay
+   the caller's to close.  Fill *RES; return true on success, false with
+   RES->err and RES->side set (or RES->src_changed) on failure.  */
 bool engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
+                  struct engine_request const *req,
                   struct engine_result *res);
 
 #endif

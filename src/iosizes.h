@@ -37,6 +37,10 @@
    direct-I/O engine re-measures this together with its queue depth.  */
 enum { CP8M_DEFAULT_BUFFER_SIZE = 8 * 1024 * 1024 };
 
+/* Default number of direct I/Os in flight (--queue-depth).  See the
+   measurements in src/pipeline.c's header comment... set below.  */
+enum { CP8M_DEFAULT_QUEUE_DEPTH = 4 };
+
 /* --buffer-size may not exceed this: Linux moves at most 2 GiB - 4 KiB in
    one read or write, and the pipeline multiplies the buffer by the queue
    depth.  */

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "diag.h"
 #include "error.h"
 #include "same-inode.h"
@@ -93,14 +94,19 @@ open_dest (struct node_dest const *dst, enum dest_state state, mode_t mode)
   return fd_safer (fd);
 }
 
-/* Copy the data of SRC_FD into the destination and close it.  */
+/* Copy the data of SRC_FD into the destination open as DST_FD and close
+   it.  A destination this copy CREATED is removed if the copy fails, or
+   if a fatal signal arrives meanwhile: a half-written file must not pass
+   for a backup.  */
 static bool
 copy_data (struct cp8m_options const *o, struct engine_ctx *eng,
            char const *src, int src_fd, struct node_dest const *dst,
-           int dst_fd)
+           int dst_fd, bool created)
 {
+  if (created)
+    cleanup_arm (dst->dirfd, dst->relname);
   struct engine_result res;
-  bool ok = engine_copy (eng, src_fd, dst_fd, &res);
+  bool ok = engine_copy (eng, src_fd, dst_fd, &o->request, &res);
   if (!ok)
     diag_engine_failure (&res, src, dst->shown);
   if (close (dst_fd) != 0 && ok)
@@ -108,8 +114,11 @@ copy_data (struct cp8m_options const *o, struct engine_ctx *eng,
       error (0, errno, "failed to close %s", quote_file (dst->shown));
       ok = false;
     }
+  if (!ok && created)
+    unlinkat (dst->dirfd, dst->relname, 0);
+  cleanup_disarm ();
   if (ok && o->debug)
-    diag_debug_line (&res, engine_buffer_size (eng));
+    diag_debug_lines (&res.report);
   return ok;
 }
 
@@ -147,7 +156,7 @@ node_copy (struct cp8m_options const *o, struct engine_ctx *eng,
   bool ok = false;
   int dst_fd = open_dest (dst, state, new_file_mode (src_st.st_mode));
   if (dst_fd >= 0)
-    ok = copy_data (o, eng, src, src_fd, dst, dst_fd);
+    ok = copy_data (o, eng, src, src_fd, dst, dst_fd, state == DEST_ABSENT);
   close (src_fd);
   return ok;
 }

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "engine.h"
+
 struct cp8m_options
 {
   /* -v, --verbose (and --debug): print 'SOURCE' -> 'DEST' per file.  */
@@ -26,6 +28,13 @@ struct cp8m_options
   /* --buffer-size=SIZE: bytes per read and write (before rounding to the
      I/O alignment, which the engine does).  */
   size_t buffer_size;
+
+  /* --queue-depth=N: direct I/Os in flight.  */
+  unsigned int queue_depth;
+
+  /* --direct[=WHEN], --sparse=WHEN, --reflink[=WHEN]: what the engine is
+     asked for each regular file.  */
+  struct engine_request request;
 };
 
 /* Set *O to the defaults and parse ARGV into it.  Exit with a GNU usage

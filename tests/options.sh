@@ -30,7 +30,8 @@ for pair in "8M:8 MiB" "8MiB:8 MiB" "1:4 KiB" "4096:4 KiB" "3KiB:4 KiB" \
   arg=${pair%%:*} shown=${pair#*:}
   expect 0 "" cp8M --debug --buffer-size="$arg" a b
   printf "%s\n" "'a' -> 'b'" \
-    "copy offload: avoided, reflink: avoided, sparse detection: no, data: read/write, $shown buffer" \
+    "copy offload: avoided, reflink: avoided, sparse detection: no" \
+    "direct I/O: no (smaller than one buffer), buffered, $shown I/O" \
     >want
   cmp -s want "$work/.out" || {
     diff want "$work/.out" >&2
@@ -39,7 +40,7 @@ for pair in "8M:8 MiB" "8MiB:8 MiB" "1:4 KiB" "4096:4 KiB" "3KiB:4 KiB" \
   cmp a b || fail "copy with --buffer-size=$arg differs"
 done
 
-# --debug prints one line per file, after -v's line.
+# --debug prints GNU's line and cp8M's per file, after -v's line.
 echo x >c
 mkdir d
 expect 0 "" cp8M --debug a c d
@@ -47,7 +48,7 @@ expect 0 "" cp8M --debug a c d
   fail "--debug did not print one line per file"
 [ "$(grep -c ' -> ' "$work/.out")" -eq 2 ] || fail "--debug does not imply -v"
 expect 0 "" cp8M --debug --buffer-size=2M a d
-grep -qx "copy offload: avoided, reflink: avoided, sparse detection: no, data: read/write, 2 MiB buffer" "$work/.out" ||
+grep -qx "direct I/O: no (smaller than one buffer), buffered, 2 MiB I/O" "$work/.out" ||
   fail "--debug line for --buffer-size=2M"
 
 # -v matches GNU cp's format exactly.

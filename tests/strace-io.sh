@@ -1,6 +1,8 @@
 #!/bin/sh
-# strace shows the data moving in 8388608-byte reads and writes: every
-# read asks for a whole buffer, every write but the last is one.
+# strace shows the buffered engine (--direct=never, as the original cp8M)
+# moving data in 8388608-byte reads and writes: every read and write is a
+# whole buffer but the last.  (tests/direct.sh does the same for direct
+# I/O.)
 . "${abs_top_srcdir:-.}/tests/init.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
@@ -12,7 +14,7 @@ random_file src "$size"
 # io_sizes LOG CALL FILE: "requested returned" for each CALL on FILE.
 io_sizes () {
   grep "^$2(.*<$work/$3>" "$1" |
-    sed -n 's/.*, \([0-9][0-9]*\)) *= \(-*[0-9][0-9]*\)$/\1 \2/p'
+    sed -n 's/.*, \([0-9][0-9]*\), [0-9][0-9]*) *= \(-*[0-9][0-9]*\)$/\1 \2/p'
 }
 
 # check_io LOG BUFSIZE SIZE: the reads and writes in LOG of a SIZE-byte
@@ -20,16 +22,14 @@ io_sizes () {
 check_io () {
   log=$1 buf=$2 total=$3
   full=$((total / buf)) tail=$((total % buf))
-  io_sizes "$log" read src >reads
-  io_sizes "$log" write dst >writes
+  io_sizes "$log" pread64 src >reads
+  io_sizes "$log" pwrite64 dst >writes
   [ -s writes ] || fail "no writes to dst traced"
 
-  # Reads: full buffers, then the tail, then end of file; each asks for a
-  # whole buffer.
+  # Reads: full buffers, then the tail.
   { i=0
     while [ $i -lt $full ]; do echo "$buf $buf"; i=$((i + 1)); done
-    [ $tail -gt 0 ] && echo "$buf $tail"
-    echo "$buf 0"
+    [ $tail -gt 0 ] && echo "$tail $tail"
   } >reads.want
   cmp -s reads.want reads || {
     diff reads.want reads | head -20 >&2
@@ -45,20 +45,20 @@ check_io () {
   }
 }
 
-trace -y -s 0 -e trace=read,write -o log cp8M src dst ||
+trace -y -s 0 -e trace=pread64,pwrite64 -o log cp8M --direct=never src dst ||
   fail "cp8M under strace failed"
 cmp src dst || fail "copy differs"
 check_io log 8388608 "$size"
-note "default: $(wc -l <reads) reads and $(wc -l <writes) writes of 8388608 bytes"
+note "--direct=never: $(wc -l <reads) reads and $(wc -l <writes) writes, all 8388608 bytes but the last"
 
 # --buffer-size is obeyed, and rounded up to a multiple of 4096.
 rm dst
-trace -y -s 0 -e trace=read,write -o log cp8M --buffer-size=1MiB src dst ||
+trace -y -s 0 -e trace=pread64,pwrite64 -o log cp8M --direct=never --buffer-size=1MiB src dst ||
   fail "cp8M --buffer-size=1MiB failed"
 check_io log 1048576 "$size"
 rm dst
 random_file src $((3*M + 5))
-trace -y -s 0 -e trace=read,write -o log cp8M --buffer-size=1000000 src dst ||
+trace -y -s 0 -e trace=pread64,pwrite64 -o log cp8M --direct=never --buffer-size=1000000 src dst ||
   fail "cp8M --buffer-size=1000000 failed"
 check_io log 1003520 $((3*M + 5))
 cmp src dst || fail "copy with a rounded buffer differs"

@@ -1,0 +1,66 @@
+/* Signal-time cleanup of a half-written destination.
+
+   A signal handler can only reach what a global holds, so this file keeps
+   the one piece of global state in cp8M: the destination being written.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "cleanup.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+static int const fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static struct
+{
+  volatile sig_atomic_t armed;
+  int dirfd;
+  char const *relname;
+} pending;
+
+static void
+on_fatal_signal (int sig)
+{
+  if (pending.armed)
+    unlinkat (pending.dirfd, pending.relname, 0);
+  /* Die of the same signal, so the caller sees what happened.  */
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+void
+cleanup_install (void)
+{
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+    {
+      struct sigaction old;
+      /* A signal ignored by whoever started us stays ignored.  */
+      if (sigaction (fatal_signals[i], NULL, &old) == 0
+          && old.sa_handler == SIG_IGN)
+        continue;
+      struct sigaction sa = { .sa_handler = on_fatal_signal };
+      sigemptyset (&sa.sa_mask);
+      for (size_t j = 0; j < sizeof fatal_signals / sizeof *fatal_signals; j++)
+        sigaddset (&sa.sa_mask, fatal_signals[j]);
+      sigaction (fatal_signals[i], &sa, NULL);
+    }
+}
+
+void
+cleanup_arm (int dirfd, char const *relname)
+{
+  pending.dirfd = dirfd;
+  pending.relname = relname;
+  pending.armed = 1;
+}
+
+void
+cleanup_disarm (void)
+{
+  pending.armed = 0;
+}

@@ -1,0 +1,305 @@
+/* The in-flight I/O pipeline.
+
+   Each of DEPTH workers owns one buffer and repeatedly takes the next
+   chunk, reads it and writes it, so while one worker waits for its write
+   the others' reads are already queued: reads run ahead of writes by up
+   to DEPTH - 1 chunks and the device always has work.  Workers are plain
+   POSIX threads; with DEPTH 1 the caller's thread does the work alone.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "pipeline.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "dio.h"
+#include "sparse.h"
+
+#ifndef RWF_DONTCACHE
+# define RWF_DONTCACHE 0x00000080
+#endif
+
+/* ---- chunks ---- */
+
+static off_t
+round_down (off_t x, off_t a)
+{
+  return x - x % a;
+}
+
+/* Give the next chunk of C in *R: 1, or 0 when done, or -1 with errno.  */
+static int
+next_chunk (struct chunker *c, size_t buffer_size, struct io_range *r)
+{
+  if (c->n_redo > 0)
+    {
+      *r = c->redo[--c->n_redo];
+      return 1;
+    }
+  while (c->cur < c->limit)
+    {
+      if (c->ext_end < 0 || c->cur >= c->ext_end)
+        {
+          off_t start, end;
+          int found = c->seek_holes
+                      ? sparse_next_extent (c->probe_fd, c->cur, c->size,
+                                            &start, &end)
+                      : (start = c->cur, end = c->size, 1);
+          if (found <= 0)
+            {
+              c->cur = c->limit;
+              return found;
+            }
+          /* Round outward: the parts of a hole this drags in read as
+             zeros and are written as zeros, which is still a copy.  */
+          start = round_down (start, c->align);
+          end = end % c->align ? round_down (end, c->align) + c->align : end;
+          c->cur = start > c->cur ? start : c->cur;
+          c->ext_end = end;
+          continue;
+        }
+      off_t end = c->ext_end < c->limit ? c->ext_end : c->limit;
+      off_t len = end - c->cur;
+      if (len > (off_t) buffer_size)
+        len = buffer_size;
+      *r = (struct io_range) { c->cur, len };
+      c->cur += len;
+      return 1;
+    }
+  return 0;
+}
+
+/* ---- system calls ---- */
+
+static ssize_t
+pread_flags (int fd, char *buf, size_t len, off_t off, int *rwflags)
+{
+#ifdef HAVE_PREADV2
+  if (*rwflags)
+    {
+      struct iovec iov = { buf, len };
+      ssize_t n = preadv2 (fd, &iov, 1, off, *rwflags);
+      if (n >= 0 || !dio_refusal (errno))
+        return n;
+      *rwflags = 0;    /* the kernel predates RWF_DONTCACHE */
+    }
+#endif
+  return pread (fd, buf, len, off);
+}
+
+static ssize_t
+pwrite_flags (int fd, char const *buf, size_t len, off_t off, int *rwflags)
+{
+#ifdef HAVE_PWRITEV2
+  if (*rwflags)
+    {
+      struct iovec iov = { (void *) buf, len };
+      ssize_t n = pwritev2 (fd, &iov, 1, off, *rwflags);
+      if (n >= 0 || !dio_refusal (errno))
+        return n;
+      *rwflags = 0;
+    }
+#endif
+  return pwrite (fd, buf, len, off);
+}
+
+/* ---- outcomes, under the lock ---- */
+
+static void
+hard_error (struct io_job *job, enum engine_side side, int err)
+{
+  pthread_mutex_lock (&job->lock);
+  if (!job->err)
+    {
+      job->err = err;
+      job->side = side;
+    }
+  job->stop = true;
+  pthread_mutex_unlock (&job->lock);
+}
+
+/* Direct I/O refused for [OFF, OFF + LEN): hand the range back so the
+   buffered pass copies it, and stop handing out more.  */
+static void
+refused (struct io_job *job, enum engine_side side, int err,
+         off_t off, off_t len)
+{
+  pthread_mutex_lock (&job->lock);
+  struct chunker *c = job->chunks;
+  if (c->n_redo < ENGINE_MAX_DEPTH)
+    c->redo[c->n_redo++] = (struct io_range) { off, len };
+  if (!job->refused_errno || off < job->refused_at)
+    {
+      job->refused_errno = err;
+      job->refused_side = side;
+      job->refused_at = off;
+    }
+  job->stop = true;
+  pthread_mutex_unlock (&job->lock);
+}
+
+/* ---- one chunk ---- */
+
+/* Write LEN bytes of BUF at OFF.  Return false after recording why.  */
+static bool
+write_at (struct io_job *job, int *rwflags, char const *buf, off_t off,
+          off_t len)
+{
+  off_t done = 0;
+  while (done < len)
+    {
+      ssize_t n = pwrite_flags (job->dst_fd, buf + done, len - done,
+                                off + done, rwflags);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && job->direct && dio_refusal (errno))
+        {
+          refused (job, ENGINE_SIDE_WRITE, errno, off + done, len - done);
+          return false;
+        }
+      if (n <= 0)
+        {
+          /* A write that moves nothing means a full device.  */
+          hard_error (job, ENGINE_SIDE_WRITE, n < 0 ? errno : ENOSPC);
+          return false;
+        }
+      done += n;
+    }
+  return true;
+}
+
+/* Write the chunk, skipping all-zero blocks when JOB wants holes.  */
+static bool
+write_chunk (struct io_job *job, int *rwflags, char const *buf,
+             struct io_range r)
+{
+  if (!job->zero_detect)
+    return write_at (job, rwflags, buf, r.off, r.len);
+  off_t const block = job->chunks->align > 4096 ? job->chunks->align : 4096;
+  off_t run = -1;       /* start of the current nonzero run, or -1 */
+  for (off_t b = 0; b <= r.len; b += block)
+    {
+      off_t n = r.len - b < block ? r.len - b : block;
+      bool zero = b == r.len || sparse_is_zero (buf + b, n);
+      if (!zero && run < 0)
+        run = b;
+      if (zero && run >= 0)
+        {
+          if (!write_at (job, rwflags, buf + run, r.off + run, b - run))
+            return false;
+          run = -1;
+        }
+    }
+  return true;
+}
+
+static void
+copy_chunk (struct io_job *job, int *rwflags, char *buf, struct io_range r)
+{
+  off_t got = 0;
+  while (got < r.len)
+    {
+      ssize_t n = pread_flags (job->src_fd, buf + got, r.len - got,
+                               r.off + got, rwflags);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && job->direct && dio_refusal (errno))
+        {
+          refused (job, ENGINE_SIDE_READ, errno, r.off, r.len);
+          return;
+        }
+      if (n < 0)
+        {
+          hard_error (job, ENGINE_SIDE_READ, errno);
+          return;
+        }
+      if (n == 0)
+        break;
+      got += n;
+    }
+  if (got < r.len)
+    {
+      /* The source ended before the size it had when the copy began.  */
+      pthread_mutex_lock (&job->lock);
+      job->changed = job->stop = true;
+      pthread_mutex_unlock (&job->lock);
+      return;
+    }
+  if (write_chunk (job, rwflags, buf, r))
+    {
+      pthread_mutex_lock (&job->lock);
+      job->bytes += r.len;
+      pthread_mutex_unlock (&job->lock);
+    }
+}
+
+/* ---- workers ---- */
+
+struct worker
+{
+  struct io_job *job;
+  char *buf;
+  pthread_t thread;
+};
+
+static void *
+work (void *arg)
+{
+  struct worker *w = arg;
+  struct io_job *job = w->job;
+  int rwflags = job->rwflags;
+  for (;;)
+    {
+      struct io_range r;
+      pthread_mutex_lock (&job->lock);
+      int got = job->stop ? 0 : next_chunk (job->chunks, job->buffer_size, &r);
+      if (got < 0 && !job->err)
+        {
+          job->err = errno;
+          job->side = ENGINE_SIDE_READ;
+          job->stop = true;
+        }
+      pthread_mutex_unlock (&job->lock);
+      if (got <= 0)
+        break;
+      copy_chunk (job, &rwflags, w->buf, r);
+    }
+  if (rwflags != job->rwflags)
+    {
+      pthread_mutex_lock (&job->lock);
+      job->rwflags = rwflags;
+      pthread_mutex_unlock (&job->lock);
+    }
+  return NULL;
+}
+
+void
+pipeline_run (struct io_job *job, char *const *buffers, unsigned int depth)
+{
+  struct worker workers[ENGINE_MAX_DEPTH];
+  unsigned int started = 1;
+
+  /* Signals belong to the caller's thread, whose handler removes a
+     half-written destination: the workers block them all.  */
+  sigset_t all, old;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, &old);
+  for (; started < depth; started++)
+    {
+      workers[started] = (struct worker) { job, buffers[started], 0 };
+      if (pthread_create (&workers[started].thread, NULL, work,
+                          &workers[started]) != 0)
+        break;    /* fewer threads still copy everything */
+    }
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+
+  workers[0] = (struct worker) { job, buffers[0], 0 };
+  work (&workers[0]);
+  for (unsigned int i = 1; i < started; i++)
+    pthread_join (workers[i].thread, NULL);
+}

@@ -1,0 +1,67 @@
+/* The engine's data mover: copies the chunks of a file with one or several
+   I/Os in flight.  Internal to the engine.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_PIPELINE_H
+#define CP8M_PIPELINE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "engine.h"
+
+/* A byte range of the file.  */
+struct io_range
+{
+  off_t off;
+  off_t len;
+};
+
+/* Hands out the chunks of a pass: the data extents of the source within
+   [cur, limit), rounded outward to ALIGN, cut into pieces of at most the
+   buffer size.  */
+struct chunker
+{
+  int probe_fd;      /* plain source descriptor for SEEK_DATA (its offset moves) */
+  off_t size;        /* the source's size */
+  off_t limit;       /* this pass stops here */
+  off_t align;       /* chunk offsets are multiples of this */
+  bool seek_holes;   /* walk extents instead of taking [0, size) whole */
+  off_t cur;         /* everything below has been handed out */
+  off_t ext_end;     /* end of the extent being cut, or -1 */
+  struct io_range redo[ENGINE_MAX_DEPTH];  /* handed out again first */
+  int n_redo;
+};
+
+/* One pass over a file: fixed parameters, then state shared by the
+   threads under LOCK.  */
+struct io_job
+{
+  int src_fd, dst_fd;   /* descriptors for this pass */
+  bool direct;          /* SRC_FD and DST_FD do direct I/O */
+  int rwflags;          /* preadv2/pwritev2 flags (RWF_DONTCACHE) or 0 */
+  bool zero_detect;     /* leave all-zero blocks as holes */
+  size_t buffer_size;
+  struct chunker *chunks;
+
+  pthread_mutex_t lock;
+  bool stop;            /* stop handing out chunks */
+  int err;              /* first hard error */
+  enum engine_side side;
+  bool changed;         /* the source ended early */
+  int refused_errno;    /* direct I/O refused (EINVAL...): fall back */
+  enum engine_side refused_side;
+  off_t refused_at;
+  off_t bytes;          /* data bytes written */
+};
+
+/* Run JOB with DEPTH I/Os in flight, one buffer of JOB->buffer_size bytes
+   each from BUFFERS.  Return when the chunker is exhausted or JOB->stop
+   was set by an error, a change or a refusal; JOB says which.  */
+void pipeline_run (struct io_job *job, char *const *buffers,
+                   unsigned int depth);
+
+#endif

@@ -1,0 +1,155 @@
+#!/bin/sh
+# The direct-I/O engine on the root filesystem: O_DIRECT opens and
+# 8388608-byte I/Os under strace, no page-cache residue, exact copies of
+# awkward sizes, holes kept, and fallback when the kernel refuses.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+command -v strace >/dev/null || skip "strace is not installed"
+strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+command -v fincore >/dev/null || skip "fincore (util-linux) is missing"
+
+# Work on the filesystem of the build tree, not /tmp (often tmpfs, which
+# caches whatever the flags say).
+cd "$abs_top_builddir" && dir=$(mktemp -d cp8m-direct.XXXXXX) || exit 99
+trap 'rm -rf "$abs_top_builddir/$dir"; cd /; rm -rf "$work"' EXIT
+cd "$dir" || exit 99
+probe=$(mktemp probe.XXXXXX)
+dd if=/dev/zero of="$probe" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
+  skip "this filesystem refuses O_DIRECT"
+rm -f "$probe"
+
+M=1048576
+
+# evict FILE...: push FILE's pages out of the page cache (written back
+# first), so that the copy starts cold.
+evict () {
+  sync
+  for f; do
+    dd if="$f" iflag=nocache count=0 status=none
+    dd of="$f" oflag=nocache conv=notrunc,fdatasync count=0 status=none
+  done
+}
+
+# resident FILE: pages of FILE in the page cache.
+resident () {
+  fincore --noheadings --output PAGES "$1" | tr -d ' '
+}
+
+# io_calls DIR: "call path requested returned" for every data call traced
+# in DIR/log.* (strace -ff), whatever the thread.  strace -s 0 hides the
+# iovec of preadv2/pwritev2, so for those the count returned stands for
+# the count requested.
+io_calls () {
+  cat "$1"/log.* | sed -n \
+    -e 's/^\(pread64\|pwrite64\)([0-9]*<\([^>]*\)>, [^,]*, \([0-9]*\), [0-9]*) *= \(-*[0-9]*\).*/\1 \2 \3 \4/p' \
+    -e 's/^\(preadv2\|pwritev2\)([0-9]*<\([^>]*\)>, .*) *= \(-*[0-9]*\).*/\1 \2 \3 \3/p' |
+    awk '$2 ~ /\/(src|dst)$/'
+}
+
+# traced_copy ARGS...: run cp8M ARGS under strace -ff into ./trace.
+traced_copy () {
+  rm -rf trace && mkdir trace
+  trace -ff -y -s 0 -o trace/log cp8M "$@"
+}
+
+# --- strace: O_DIRECT opens and 8 MiB I/Os, default settings, cold ----
+size=$((100*M + 511))
+random_file src "$size"
+evict src
+traced_copy --debug src dst >debug || fail "cp8M failed under strace"
+cmp src dst || fail "direct copy differs"
+grep -q '^direct I/O: yes (O_DIRECT, 8 MiB x [0-9]* in flight' debug ||
+  fail "--debug does not report direct I/O: $(cat debug)"
+[ "$(cat trace/log.* | grep -c 'openat(.*O_DIRECT[|)]')" -eq 2 ] ||
+  fail "expected two O_DIRECT opens (source and destination)"
+io_calls trace >calls
+here=$(pwd)
+# Body: 12 whole buffers and one 4 MiB piece, read and written direct;
+# tail: 511 bytes through the plain descriptor.
+for call in pread64 pwrite64; do
+  n=$(awk -v c=$call '$1 == c && $3 == 8388608 && $4 == 8388608' calls | wc -l)
+  [ "$n" -eq 12 ] || fail "$n ${call}s of 8388608 bytes, expected 12"
+done
+awk '$3 != 8388608 && $3 != 4194304 && $3 != 511' calls | grep . &&
+  fail "unexpected I/O sizes (above)"
+total=$(awk '$1 ~ /write/ && $2 ~ /dst$/ { s += $4 } END { print s }' calls)
+[ "$total" -eq "$size" ] || fail "wrote $total bytes for a $size-byte file"
+note "strace: 12 x 8388608 direct reads and writes, tail 511 bytes"
+
+# --- no page-cache residue after a default copy of 256 MiB --------------
+rm -f dst
+random_file big $((256*M))
+evict big
+[ "$(resident big)" -eq 0 ] || skip "cannot evict the source here"
+cp8M big big.copy || fail "256 MiB copy failed"
+src_pages=$(resident big) dst_pages=$(resident big.copy)
+[ "$src_pages" -eq 0 ] && [ "$dst_pages" -eq 0 ] ||
+  fail "pages left in the page cache: source $src_pages, destination $dst_pages"
+cmp big big.copy || fail "256 MiB copy differs"
+note "fincore: 256 MiB copy left 0 pages of source and destination"
+# With a tail too: the tail's pages go through RWF_DONTCACHE.
+head -c $((256*M + 1000)) big >big2
+evict big2
+cp8M big2 big2.copy || fail "256 MiB + 1000 copy failed"
+note "256 MiB + 1000: $(resident big2) source and $(resident big2.copy) destination pages resident"
+rm -f big big.copy big2 big2.copy
+
+# --- awkward sizes, direct forced -------------------------------------
+for size in 1 511 4097 $((8*M + 1)) $((64*M + 1000)); do
+  random_file s "$size"
+  for depth in 1 4; do
+    rm -f d
+    cp8M --direct=always --queue-depth=$depth s d ||
+      fail "--direct=always copy of $size bytes failed"
+    cmp s d || fail "--direct=always copy of $size bytes (depth $depth) differs"
+  done
+done
+
+# --- sparse files keep their holes, direct or not ---------------------
+truncate -s $((64*M)) sparse
+dd if=/dev/urandom of=sparse bs=1M seek=8 count=4 conv=notrunc status=none
+dd if=/dev/urandom of=sparse bs=1M seek=30 count=9 conv=notrunc status=none
+dd if=/dev/urandom of=sparse bs=1 seek=$((50*M + 7)) count=3 conv=notrunc status=none
+holemap sparse >map.src
+for mode in auto always never; do
+  rm -f sp
+  cp8M --debug --direct=$mode sparse sp >debug || fail "sparse copy ($mode)"
+  cmp sparse sp || fail "sparse copy ($mode) differs"
+  grep -q 'sparse detection: SEEK_HOLE' debug ||
+    fail "--direct=$mode: holes not detected: $(cat debug)"
+  holemap sp >map.dst
+  cmp -s map.src map.dst || {
+    diff map.src map.dst >&2
+    fail "sparse copy (--direct=$mode) has another hole layout"
+  }
+done
+"$GNU_CP" sparse gnu-sp && holemap gnu-sp >map.gnu
+cmp -s map.gnu map.dst || note "GNU cp's hole layout differs from the source's"
+
+# --- refused direct I/O: the copy completes buffered -------------------
+# 1 MiB buffers, so that each of 4 threads makes its third call (strace
+# counts calls per thread).
+random_file src $((40*M + 3))
+for inj in pread64 pwrite64; do
+  for depth in 1 4; do
+    rm -f dst
+    trace -f -o /dev/null -e trace=$inj -e inject=$inj:error=EINVAL:when=3 \
+      cp8M --debug --direct=always --queue-depth=$depth --buffer-size=1M \
+      src dst >debug ||
+      fail "$inj refused (depth $depth): copy failed"
+    cmp src dst || fail "$inj refused (depth $depth): copy differs"
+    case $inj in pread64) op=read ;; *) op=write ;; esac
+    grep -q "^direct I/O: partly (.*$op: Invalid argument)" debug ||
+      fail "$inj refused: --debug does not say so: $(cat debug)"
+  done
+done
+# Refused at open: find which openat is the O_DIRECT one, then refuse it.
+traced_copy --direct=always src dst
+n=$(cat trace/log.* | grep '^openat(' | grep -n 'O_DIRECT[|)]' | head -n 1 | cut -d: -f1)
+[ -n "$n" ] || fail "no O_DIRECT open to refuse"
+rm -f dst
+trace -f -o /dev/null -e trace=openat -e inject=openat:error=EINVAL:when=$n \
+  cp8M --debug --direct=always src dst >debug || fail "open refused: copy failed"
+cmp src dst || fail "open refused: copy differs"
+grep -q '^direct I/O: no (open: Invalid argument), buffered with RWF_DONTCACHE' debug ||
+  fail "open refused: --debug says $(cat debug)"
+exit 0

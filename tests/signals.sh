@@ -1,0 +1,84 @@
+#!/bin/sh
+# A destination cp8M created and could not finish is removed, also when
+# SIGINT or SIGTERM arrive mid-copy; a source that changes while it is
+# read is reported.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+env --default-signal=INT true 2>/dev/null ||
+  skip "env --default-signal is missing (coreutils < 8.31)"
+command -v strace >/dev/null || skip "strace is not installed"
+
+cd "$abs_top_builddir" && dir=$(mktemp -d cp8m-signals.XXXXXX) || exit 99
+trap 'rm -rf "$abs_top_builddir/$dir"; cd /; rm -rf "$work"' EXIT
+cd "$dir" || exit 99
+M=1048576
+
+# Reads are slowed down (strace delays each pread64 by 50 ms) so that the
+# signal or the change always lands mid-copy, however fast the disk.  A
+# non-interactive shell starts background jobs with SIGINT ignored; the
+# copy gets the default disposition back, as from a terminal.
+slow () {
+  trace -f -o /dev/null -e trace=pread64 -e inject=pread64:delay_exit=50000 \
+    env --default-signal=INT "$@"
+}
+
+# signal_copy SIG PID: send SIG to the cp8M that the background job PID
+# (a shell running strace) runs.
+signal_copy () {
+  _strace=$(pgrep -P "$2" -x strace) && [ -n "$_strace" ] &&
+    pkill -"$1" -P "$_strace" -x cp8M
+}
+
+# wait_for FILE: until FILE exists (the copy has begun), at most 10 s.
+wait_for () {
+  i=0
+  while [ ! -e "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+  [ -e "$1" ] || fail "$1 never appeared"
+}
+
+head -c $((2048*M)) /dev/zero >big || fail "cannot make a 2 GiB file"
+sum=$(cksum <big)
+for sig in INT TERM; do
+  rm -f copy
+  slow cp8M --direct=always --buffer-size=1M big copy &
+  pid=$!
+  wait_for copy
+  sleep 0.3
+  signal_copy "$sig" $pid || fail "no cp8M to signal"
+  wait $pid
+  status=$?
+  [ $status -ne 0 ] || fail "SIG$sig: the copy finished before the signal"
+  [ ! -e copy ] || fail "SIG$sig left a partial destination ($(stat -c %s copy) bytes)"
+done
+[ "$(cksum <big)" = "$sum" ] || fail "the source was modified"
+rm -f big
+
+# An existing destination is overwritten, never removed.
+head -c $((64*M)) /dev/urandom >src
+echo old >existing
+slow cp8M --buffer-size=1M src existing &
+pid=$!
+sleep 0.5
+signal_copy TERM $pid
+wait $pid
+[ -e existing ] || fail "an existing destination was removed"
+
+# The source shrinks, then grows, during the copy.
+for change in shrink grow; do
+  head -c $((64*M)) /dev/urandom >src
+  rm -f copy
+  slow cp8M --direct=always --buffer-size=1M src copy 2>err &
+  pid=$!
+  wait_for copy
+  sleep 0.3
+  case $change in
+    shrink) truncate -s $((3*M)) src ;;
+    grow) head -c 4096 /dev/urandom >>src ;;
+  esac
+  wait $pid
+  status=$?
+  [ $status -eq 1 ] || fail "source did $change: exit $status, expected 1"
+  grep -qx "cp8M: 'src': file changed as we read it" err ||
+    fail "source did $change: message was: $(cat err)"
+  [ ! -e copy ] || fail "source did $change: partial destination left"
+done
+exit 0
