@@ -67,8 +67,9 @@ diag_debug_lines (struct engine_report const *rep)
     snprintf (why, sizeof why, "%s%s%s", rep->why_not,
               rep->why_errno ? ": " : "",
               rep->why_errno ? strerror (rep->why_errno) : "");
-  char const *rest = rep->dontcache ? "buffered with RWF_DONTCACHE"
-                                    : "buffered";
+  char const *rest = rep->dontcache_reads ? "buffered with RWF_DONTCACHE"
+                     : rep->dontcache_writes ? "buffered, writes with RWF_DONTCACHE"
+                     : "buffered";
   if (rep->direct && !rep->fell_back)
     {
       printf ("direct I/O: yes (%s, %s x %u in flight, align %u/%u",

@@ -226,6 +226,8 @@ struct file_copy
   struct stat src_st, dst_st;
   bool holes;          /* walk SEEK_DATA extents */
   bool dontcache;      /* direct I/O was wanted and refused */
+  bool src_cached;     /* the source is mostly in the page cache */
+  unsigned int depth;  /* I/Os in flight: no more than it has chunks */
   struct engine_result *res;
 };
 
@@ -257,7 +259,11 @@ want_direct (struct file_copy *fc)
   /* Data already cached is served from memory faster than any device, and
      reading it buffered costs no eviction.  */
   if (cache_resident_fraction (fc->src_fd, fc->src_st.st_size) >= 0.5)
-    return refuse (rep, "source mostly in the page cache", 0), false;
+    {
+      refuse (rep, "source mostly in the page cache", 0);
+      fc->src_cached = true;
+      return false;
+    }
   return true;
 }
 
@@ -282,7 +288,7 @@ copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
 {
   struct io_job job;
   init_job (&job, fc, chunks);
-  job.rwflags = RWF_DONTCACHE;
+  job.read_flags = job.write_flags = RWF_DONTCACHE;
   chunks->cur = from;
   chunks->limit = fc->src_st.st_size;
   chunks->align = 1;
@@ -347,8 +353,8 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
       chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
       rep->direct = true;
       rep->method = dio_method ();
-      rep->depth = ctx->cfg.queue_depth;
-      pipeline_run (&job, ctx->buffers, ctx->cfg.queue_depth);
+      rep->depth = fc->depth;
+      pipeline_run (&job, ctx->buffers, fc->depth);
       fc->res->bytes += job.bytes;
       fc->res->src_changed = job.changed;
       if (job.err)
@@ -383,12 +389,16 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
   struct io_job job;
   init_job (&job, fc, chunks);
   /* Direct was wanted but refused: drop only the pages this copy brings
-     in, never pages that were cached before (a database's own).  */
-  job.rwflags = fc->dontcache ? RWF_DONTCACHE : 0;
+     in, never pages that were cached before (a database's own).  A
+     cached source is read from the cache as it is, but its copy need not
+     stay there.  */
+  job.read_flags = fc->dontcache ? RWF_DONTCACHE : 0;
+  job.write_flags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
   chunks->limit = fc->src_st.st_size;
   chunks->align = 1;
   pipeline_run (&job, fc->ctx->buffers, 1);
-  rep->dontcache = job.rwflags != 0;
+  rep->dontcache_reads = job.read_flags != 0;
+  rep->dontcache_writes = job.write_flags != 0;
   fc->res->bytes += job.bytes;
   if (job.changed)
     fc->res->src_changed = true;
@@ -439,9 +449,14 @@ copy_regular (struct file_copy *fc)
     .probe_fd = fc->src_fd, .size = fc->src_st.st_size,
     .seek_holes = fc->holes, .align = 1, .ext_end = -1,
   };
+  /* A file of a few buffers needs no more workers (and buffers) than it
+     has chunks.  */
+  off_t n_chunks = (fc->src_st.st_size + ctx->cfg.buffer_size - 1)
+                   / ctx->cfg.buffer_size;
+  fc->depth = n_chunks < ctx->cfg.queue_depth ? n_chunks
+                                                : ctx->cfg.queue_depth;
   bool direct = want_direct (fc);
-  if (direct && !ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd,
-                                 fc->dst_fd))
+  if (direct && !ensure_buffers (ctx, fc->depth, fc->src_fd, fc->dst_fd))
     return fail (fc->res, ENGINE_SIDE_NONE, ENOMEM);
   if (direct && !copy_direct (fc, &chunks))
     return false;

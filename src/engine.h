@@ -74,7 +74,8 @@ struct engine_report
                               "--direct=never", "smaller than one buffer"... */
   int why_errno;           /* errno behind WHY_NOT, or 0 */
   bool fell_back;          /* direct started, then continued buffered */
-  bool dontcache;          /* buffered I/O used RWF_DONTCACHE */
+  bool dontcache_reads;    /* buffered reads used RWF_DONTCACHE */
+  bool dontcache_writes;   /* buffered writes used RWF_DONTCACHE */
   unsigned int depth;      /* I/Os in flight */
   size_t buffer_size;
   unsigned int mem_align, offset_align;

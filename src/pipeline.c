@@ -145,16 +145,23 @@ refused (struct io_job *job, enum engine_side side, int err,
 
 /* ---- one chunk ---- */
 
+/* Per-worker copies of the job's flags: a worker that finds RWF_DONTCACHE
+   unsupported clears its own without locking.  */
+struct flags
+{
+  int read, write;
+};
+
 /* Write LEN bytes of BUF at OFF.  Return false after recording why.  */
 static bool
-write_at (struct io_job *job, int *rwflags, char const *buf, off_t off,
+write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
           off_t len)
 {
   off_t done = 0;
   while (done < len)
     {
       ssize_t n = pwrite_flags (job->dst_fd, buf + done, len - done,
-                                off + done, rwflags);
+                                off + done, &fl->write);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0 && job->direct && dio_refusal (errno))
@@ -175,11 +182,11 @@ write_at (struct io_job *job, int *rwflags, char const *buf, off_t off,
 
 /* Write the chunk, skipping all-zero blocks when JOB wants holes.  */
 static bool
-write_chunk (struct io_job *job, int *rwflags, char const *buf,
+write_chunk (struct io_job *job, struct flags *fl, char const *buf,
              struct io_range r)
 {
   if (!job->zero_detect)
-    return write_at (job, rwflags, buf, r.off, r.len);
+    return write_at (job, fl, buf, r.off, r.len);
   off_t const block = job->chunks->align > 4096 ? job->chunks->align : 4096;
   off_t run = -1;       /* start of the current nonzero run, or -1 */
   for (off_t b = 0; b <= r.len; b += block)
@@ -190,7 +197,7 @@ write_chunk (struct io_job *job, int *rwflags, char const *buf,
         run = b;
       if (zero && run >= 0)
         {
-          if (!write_at (job, rwflags, buf + run, r.off + run, b - run))
+          if (!write_at (job, fl, buf + run, r.off + run, b - run))
             return false;
           run = -1;
         }
@@ -199,13 +206,14 @@ write_chunk (struct io_job *job, int *rwflags, char const *buf,
 }
 
 static void
-copy_chunk (struct io_job *job, int *rwflags, char *buf, struct io_range r)
+copy_chunk (struct io_job *job, struct flags *fl, char *buf,
+            struct io_range r)
 {
   off_t got = 0;
   while (got < r.len)
     {
       ssize_t n = pread_flags (job->src_fd, buf + got, r.len - got,
-                               r.off + got, rwflags);
+                               r.off + got, &fl->read);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0 && job->direct && dio_refusal (errno))
@@ -230,7 +238,7 @@ copy_chunk (struct io_job *job, int *rwflags, char *buf, struct io_range r)
       pthread_mutex_unlock (&job->lock);
       return;
     }
-  if (write_chunk (job, rwflags, buf, r))
+  if (write_chunk (job, fl, buf, r))
     {
       pthread_mutex_lock (&job->lock);
       job->bytes += r.len;
@@ -252,7 +260,7 @@ work (void *arg)
 {
   struct worker *w = arg;
   struct io_job *job = w->job;
-  int rwflags = job->rwflags;
+  struct flags fl = { job->read_flags, job->write_flags };
   for (;;)
     {
       struct io_range r;
@@ -267,14 +275,13 @@ work (void *arg)
       pthread_mutex_unlock (&job->lock);
       if (got <= 0)
         break;
-      copy_chunk (job, &rwflags, w->buf, r);
+      copy_chunk (job, &fl, w->buf, r);
     }
-  if (rwflags != job->rwflags)
-    {
-      pthread_mutex_lock (&job->lock);
-      job->rwflags = rwflags;
-      pthread_mutex_unlock (&job->lock);
-    }
+  /* Report a flag the kernel refused, for --debug.  */
+  pthread_mutex_lock (&job->lock);
+  job->read_flags &= fl.read;
+  job->write_flags &= fl.write;
+  pthread_mutex_unlock (&job->lock);
   return NULL;
 }
 

@@ -42,7 +42,8 @@ struct io_job
 {
   int src_fd, dst_fd;   /* descriptors for this pass */
   bool direct;          /* SRC_FD and DST_FD do direct I/O */
-  int rwflags;          /* preadv2/pwritev2 flags (RWF_DONTCACHE) or 0 */
+  int read_flags;       /* preadv2 flags (RWF_DONTCACHE) or 0 */
+  int write_flags;      /* pwritev2 flags (RWF_DONTCACHE) or 0 */
   bool zero_detect;     /* leave all-zero blocks as holes */
   size_t buffer_size;
   struct chunker *chunks;

@@ -12,8 +12,9 @@ trap 'rm -rf "$abs_top_builddir/$dir"; cd /; rm -rf "$work"' EXIT
 cd "$dir" || exit 99
 M=1048576
 
-# Reads are slowed down (strace delays each pread64 by 50 ms) so that the
-# signal or the change always lands mid-copy, however fast the disk.  A
+# Reads are slowed down (strace delays each pread64 by 50 ms, with one or
+# two in flight) so that the signal or the change always lands mid-copy,
+# however fast the disk.  A
 # non-interactive shell starts background jobs with SIGINT ignored; the
 # copy gets the default disposition back, as from a terminal.
 slow () {
@@ -39,7 +40,7 @@ head -c $((2048*M)) /dev/zero >big || fail "cannot make a 2 GiB file"
 sum=$(cksum <big)
 for sig in INT TERM; do
   rm -f copy
-  slow cp8M --direct=always --buffer-size=1M big copy &
+  slow cp8M --direct=always --buffer-size=1M --queue-depth=2 big copy &
   pid=$!
   wait_for copy
   sleep 0.3
@@ -55,7 +56,7 @@ rm -f big
 # An existing destination is overwritten, never removed.
 head -c $((64*M)) /dev/urandom >src
 echo old >existing
-slow cp8M --buffer-size=1M src existing &
+slow cp8M --buffer-size=1M --queue-depth=1 src existing &
 pid=$!
 sleep 0.5
 signal_copy TERM $pid
@@ -66,7 +67,7 @@ wait $pid
 for change in shrink grow; do
   head -c $((64*M)) /dev/urandom >src
   rm -f copy
-  slow cp8M --direct=always --buffer-size=1M src copy 2>err &
+  slow cp8M --direct=always --buffer-size=1M --queue-depth=1 src copy 2>err &
   pid=$!
   wait_for copy
   sleep 0.3
