@@ -16,11 +16,13 @@
 
 static int const fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* All volatile, so that the compiler stores DIRFD and RELNAME before
+   ARMED, as the handler expects.  */
 static struct
 {
   volatile sig_atomic_t armed;
-  int dirfd;
-  char const *relname;
+  volatile int dirfd;
+  char const *volatile relname;
 } pending;
 
 static void

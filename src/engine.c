@@ -499,8 +499,12 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
 
   /* Pipes and devices stream; so do regular files that claim size 0,
-     which /proc and /sys files do while having contents.  */
-  if (!S_ISREG (fc.src_st.st_mode) || fc.src_st.st_size == 0)
+     which /proc and /sys files do while having contents, and anything
+     going to a destination that cannot seek (a pipe, a terminal).  */
+  bool dst_seekable = S_ISREG (fc.dst_st.st_mode)
+                      || S_ISBLK (fc.dst_st.st_mode);
+  if (!S_ISREG (fc.src_st.st_mode) || fc.src_st.st_size == 0
+      || !dst_seekable)
     {
       refuse (&res->report, "not a regular file with a size", 0);
       return copy_stream (ctx, src_fd, dst_fd, res);

@@ -27,6 +27,14 @@ same_as_gnu -v "with space" "a" dir2
 same_as_gnu --verb --target-d=dir a
 same_as_gnu --no-t a c
 
+# A destination that cannot seek (a pipe) gets the data in order, whatever
+# --direct says.
+head -c 20000000 /dev/urandom >big
+for mode in auto always never; do
+  cp8M --direct=$mode big /dev/stdout | cmp - big ||
+    fail "copy to a pipe (--direct=$mode) differs"
+done
+
 # POSIXLY_CORRECT stops option parsing at the first operand.
 mkdir -- dir3
 echo x >./-v
