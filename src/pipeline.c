@@ -14,7 +14,11 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/uio.h>
+#ifdef __linux__
+# include <sys/syscall.h>
+#endif
 #include <unistd.h>
 
 #include "dio.h"
@@ -76,18 +80,43 @@ next_chunk (struct chunker *c, size_t buffer_size, struct io_range *r)
 
 /* ---- system calls ---- */
 
+/* preadv2/pwritev2 carry RWF_DONTCACHE.  C libraries without the wrappers
+   (musl) get the raw system calls, whose offset comes as two longs (the
+   kernel ignores the high one on 64-bit systems).  */
+#if defined HAVE_PREADV2 && defined HAVE_PWRITEV2
+# define HAVE_RWF 1
+# define preadv2_any preadv2
+# define pwritev2_any pwritev2
+#elif defined __linux__ && defined SYS_preadv2 && defined SYS_pwritev2
+# define HAVE_RWF 1
+static ssize_t
+preadv2_any (int fd, struct iovec const *iov, int n, off_t off, int flags)
+{
+  return syscall (SYS_preadv2, fd, iov, n, (long) off,
+                  (long) ((uint64_t) off >> 32), flags);
+}
+static ssize_t
+pwritev2_any (int fd, struct iovec const *iov, int n, off_t off, int flags)
+{
+  return syscall (SYS_pwritev2, fd, iov, n, (long) off,
+                  (long) ((uint64_t) off >> 32), flags);
+}
+#endif
+
 static ssize_t
 pread_flags (int fd, char *buf, size_t len, off_t off, int *rwflags)
 {
-#ifdef HAVE_PREADV2
+#ifdef HAVE_RWF
   if (*rwflags)
     {
       struct iovec iov = { buf, len };
-      ssize_t n = preadv2 (fd, &iov, 1, off, *rwflags);
+      ssize_t n = preadv2_any (fd, &iov, 1, off, *rwflags);
       if (n >= 0 || !dio_refusal (errno))
         return n;
       *rwflags = 0;    /* the kernel predates RWF_DONTCACHE */
     }
+#else
+  *rwflags = 0;
 #endif
   return pread (fd, buf, len, off);
 }
@@ -95,15 +124,17 @@ pread_flags (int fd, char *buf, size_t len, off_t off, int *rwflags)
 static ssize_t
 pwrite_flags (int fd, char const *buf, size_t len, off_t off, int *rwflags)
 {
-#ifdef HAVE_PWRITEV2
+#ifdef HAVE_RWF
   if (*rwflags)
     {
       struct iovec iov = { (void *) buf, len };
-      ssize_t n = pwritev2 (fd, &iov, 1, off, *rwflags);
+      ssize_t n = pwritev2_any (fd, &iov, 1, off, *rwflags);
       if (n >= 0 || !dio_refusal (errno))
         return n;
       *rwflags = 0;
     }
+#else
+  *rwflags = 0;
 #endif
   return pwrite (fd, buf, len, off);
 }

@@ -10,7 +10,12 @@
 #include <unistd.h>
 #ifdef __linux__
 # include <sys/ioctl.h>
-# include <linux/fs.h>
+# ifdef HAVE_LINUX_FS_H
+#  include <linux/fs.h>
+# endif
+# ifndef FICLONE          /* C libraries without kernel headers (musl) */
+#  define FICLONE _IOW (0x94, 9, int)
+# endif
 #endif
 
 #include "dio.h"
