@@ -35,6 +35,14 @@ on_fatal_signal (int sig)
   raise (sig);
 }
 
+static void
+fatal_set (sigset_t *set)
+{
+  sigemptyset (set);
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+    sigaddset (set, fatal_signals[i]);
+}
+
 void
 cleanup_install (void)
 {
@@ -46,11 +54,25 @@ cleanup_install (void)
           && old.sa_handler == SIG_IGN)
         continue;
       struct sigaction sa = { .sa_handler = on_fatal_signal };
-      sigemptyset (&sa.sa_mask);
-      for (size_t j = 0; j < sizeof fatal_signals / sizeof *fatal_signals; j++)
-        sigaddset (&sa.sa_mask, fatal_signals[j]);
+      fatal_set (&sa.sa_mask);
       sigaction (fatal_signals[i], &sa, NULL);
     }
+}
+
+void
+cleanup_hold (void)
+{
+  sigset_t set;
+  fatal_set (&set);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+}
+
+void
+cleanup_release (void)
+{
+  sigset_t set;
+  fatal_set (&set);
+  sigprocmask (SIG_UNBLOCK, &set, NULL);
 }
 
 void

@@ -17,4 +17,10 @@ void cleanup_arm (int dirfd, char const *relname);
 /* The destination is complete, or removed by the caller.  */
 void cleanup_disarm (void);
 
+/* Hold the fatal signals back (they stay pending) until cleanup_release,
+   so that creating and arming, or removing and disarming, happen as one
+   step.  */
+void cleanup_hold (void);
+void cleanup_release (void);
+
 #endif

@@ -77,7 +77,8 @@ diag_debug_lines (struct engine_report const *rep)
               rep->offset_align);
       if (rep->tail > 0)
         printf (", last %jd bytes buffered", (intmax_t) rep->tail);
-      puts (")");
+      printf (")%s%s\n", rep->caveat ? ", but " : "",
+              rep->caveat ? rep->caveat : "");
     }
   else if (rep->direct)
     printf ("direct I/O: partly (%s, %s x %u in flight), then %s (%s)\n",

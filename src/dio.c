@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
+# include <sys/ioctl.h>
 # include <sys/syscall.h>
+# include <sys/vfs.h>
 #endif
 
 #ifndef AT_EMPTY_PATH
@@ -204,6 +206,39 @@ dio_enable (int fd, int accmode, struct dio_fd *out)
   return true;
 }
 
+void
+dio_plain (int fd, int accmode, struct dio_fd *out)
+{
+  *out = (struct dio_fd) { .fd = fd };
+#if defined O_DIRECT
+  int fl = fcntl (fd, F_GETFL);
+  if (fl < 0 || !(fl & O_DIRECT))
+    return;
+# ifdef __linux__
+  char path[32];
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  int pfd = open (path, accmode | O_CLOEXEC);
+  struct stat a, b;
+  if (pfd >= 0 && fstat (fd, &a) == 0 && fstat (pfd, &b) == 0
+      && a.st_dev == b.st_dev && a.st_ino == b.st_ino
+      && !(fcntl (pfd, F_GETFL) & O_DIRECT))
+    {
+      out->fd = pfd;
+      out->own = true;
+      return;
+    }
+  if (pfd >= 0)
+    close (pfd);
+# else
+  (void) accmode;
+# endif
+  /* Clear the flag for good: this descriptor is ours to use for now.  */
+  fcntl (fd, F_SETFL, fl & ~O_DIRECT);
+#else
+  (void) accmode;
+#endif
+}
+
 bool
 dio_disable (struct dio_fd *d)
 {
@@ -214,6 +249,30 @@ dio_disable (struct dio_fd *d)
     ok = set_direct_flag (d->fd, false);
   *d = (struct dio_fd) { .fd = -1 };
   return ok;
+}
+
+char const *
+dio_cache_caveat (int fd)
+{
+#ifdef __linux__
+  enum { TMPFS = 0x01021994, BTRFS = 0x9123683E };
+  enum { NOCOW = 0x00800000 };   /* FS_NOCOW_FL: no data checksums */
+  struct statfs fs;
+  if (fstatfs (fd, &fs) != 0)
+    return NULL;
+  if ((unsigned long) fs.f_type == TMPFS)
+    return "tmpfs caches anyway";
+  if ((unsigned long) fs.f_type == BTRFS)
+    {
+      int flags = 0;
+      /* FS_IOC_GETFLAGS, spelled out for libcs without <linux/fs.h>.  */
+      if (ioctl (fd, _IOR ('f', 1, long), &flags) != 0 || !(flags & NOCOW))
+        return "btrfs caches checksummed files";
+    }
+#else
+  (void) fd;
+#endif
+  return NULL;
 }
 
 bool

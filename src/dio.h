@@ -54,6 +54,19 @@ bool dio_enable (int fd, int accmode, struct dio_fd *out);
    Return false with errno if clearing the flag failed.  */
 bool dio_disable (struct dio_fd *d);
 
+/* Make sure the caller's descriptor FD (ACCMODE O_RDONLY or O_WRONLY) is
+   a plain, cached one for unaligned I/O: a forcedirectio mount or an
+   LD_PRELOAD shim may have opened it with O_DIRECT behind our back.  Fill
+   *OUT with FD itself when it is plain, else with a plain reopening of the
+   same file (or FD with O_DIRECT cleared).  Undo with dio_disable.  */
+void dio_plain (int fd, int accmode, struct dio_fd *out);
+
+/* Filesystems that accept direct I/O but serve it through the page cache
+   all the same: "tmpfs caches anyway" (its files live in the cache), or
+   "btrfs caches checksummed files" (reads of files with data checksums,
+   that is all but chattr +C ones, are cached).  NULL for the others.  */
+char const *dio_cache_caveat (int fd);
+
 /* True for the errors that mean "no direct I/O here" rather than a
    failing device: EINVAL and EOPNOTSUPP.  Every fallback asks this.  */
 bool dio_refusal (int err);

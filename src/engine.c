@@ -228,6 +228,7 @@ struct file_copy
   bool dontcache;      /* direct I/O was wanted and refused */
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
+  off_t ended_at;      /* the source ended early here, or -1 */
   struct engine_result *res;
 };
 
@@ -273,10 +274,26 @@ init_job (struct io_job *job, struct file_copy const *fc,
 {
   *job = (struct io_job) {
     .src_fd = fc->src_fd, .dst_fd = fc->dst_fd,
-    .zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS,
+    .zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                   && S_ISREG (fc->dst_st.st_mode),
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
+    .ended_at = -1,
   };
   pthread_mutex_init (&job->lock, NULL);
+}
+
+/* Account for a finished pass: bytes, where the source ended early (if it
+   did), and a hard error.  Return false on the error.  */
+static bool
+end_pass (struct file_copy *fc, struct io_job const *job)
+{
+  fc->res->bytes += job->bytes;
+  if (job->ended_at >= 0
+      && (fc->ended_at < 0 || job->ended_at < fc->ended_at))
+    fc->ended_at = job->ended_at;
+  if (job->err)
+    return fail (fc->res, job->side, job->err);
+  return true;
 }
 
 /* Copy [body end, size) through the plain descriptors: direct I/O cannot
@@ -294,15 +311,12 @@ copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
   chunks->align = 1;
   chunks->ext_end = -1;
   pipeline_run (&job, fc->ctx->buffers, 1);
-  fc->res->bytes += job.bytes;
   fc->res->report.tail = fc->src_st.st_size - from;
-  if (job.changed)
-    fc->res->src_changed = true;
-  if (job.err)
-    return fail (fc->res, job.side, job.err);
+  if (!end_pass (fc, &job))
+    return false;
   if (fdatasync (fc->dst_fd) != 0 && errno != EINVAL)
     return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-  return !job.changed;
+  return true;
 }
 
 /* Direct pass over the aligned body, then the tail.  When the kernel
@@ -353,13 +367,13 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
       chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
       rep->direct = true;
       rep->method = dio_method ();
+      rep->caveat = dio_cache_caveat (src.fd);
+      if (!rep->caveat)
+        rep->caveat = dio_cache_caveat (dst.fd);
       rep->depth = fc->depth;
       pipeline_run (&job, ctx->buffers, fc->depth);
-      fc->res->bytes += job.bytes;
-      fc->res->src_changed = job.changed;
-      if (job.err)
-        ok = fail (fc->res, job.side, job.err);
-      else if (job.refused_errno)
+      ok = end_pass (fc, &job);
+      if (ok && job.refused_errno)
         {
           /* Continue buffered: the chunker still holds what is left and
              the refused ranges to redo, nothing copied twice.  */
@@ -374,7 +388,7 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
     }
   dio_disable (&src);
   dio_disable (&dst);
-  if (!ok || fc->res->src_changed || !rep->direct || rep->fell_back)
+  if (!ok || fc->ended_at >= 0 || !rep->direct || rep->fell_back)
     return ok;
   if (chunks->limit < fc->src_st.st_size)
     return copy_tail (fc, chunks, chunks->limit);
@@ -399,12 +413,7 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
   pipeline_run (&job, fc->ctx->buffers, 1);
   rep->dontcache_reads = job.read_flags != 0;
   rep->dontcache_writes = job.write_flags != 0;
-  fc->res->bytes += job.bytes;
-  if (job.changed)
-    fc->res->src_changed = true;
-  if (job.err)
-    return fail (fc->res, job.side, job.err);
-  return !job.changed;
+  return end_pass (fc, &job);
 }
 
 /* Give the destination its final size before data moves: preallocated
@@ -431,17 +440,43 @@ prepare_dest (struct file_copy *fc)
   return true;
 }
 
+/* The copy is complete if the source still has the size and mtime it had
+   when the copy began.  If it ended early all the same, it is a
+   pseudo-file whose size was a guess (sysfs): the copy ends there too.
+   Otherwise it grew, shrank or was rewritten while we read it.  */
+static bool
+source_unchanged (struct file_copy *fc)
+{
+  struct stat now;
+  if (fstat (fc->src_fd, &now) != 0
+      || now.st_size != fc->src_st.st_size
+      || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
+      || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec)
+    {
+      fc->res->src_changed = true;
+      return false;
+    }
+  if (fc->ended_at >= 0 && S_ISREG (fc->dst_st.st_mode)
+      && ftruncate (fc->dst_fd, fc->ended_at) != 0)
+    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+  return true;
+}
+
 static bool
 copy_regular (struct file_copy *fc)
 {
   struct engine_ctx *ctx = fc->ctx;
   struct engine_report *rep = &fc->res->report;
+  /* Holes only in a regular file: skipped ranges of a device would keep
+     whatever it held before.  */
   fc->holes = fc->req->sparse != ENGINE_SPARSE_NEVER
-              && sparse_has_holes (&fc->src_st);
+              && sparse_has_holes (&fc->src_st)
+              && S_ISREG (fc->dst_st.st_mode);
   rep->sparse = fc->holes
                 ? (fc->req->sparse == ENGINE_SPARSE_ALWAYS
                    ? "SEEK_HOLE + zeros" : "SEEK_HOLE")
-                : fc->req->sparse == ENGINE_SPARSE_ALWAYS ? "zeros" : "no";
+                : fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                  && S_ISREG (fc->dst_st.st_mode) ? "zeros" : "no";
   if (!prepare_dest (fc))
     return false;
 
@@ -451,8 +486,8 @@ copy_regular (struct file_copy *fc)
   };
   /* A file of a few buffers needs no more workers (and buffers) than it
      has chunks.  */
-  off_t n_chunks = (fc->src_st.st_size + ctx->cfg.buffer_size - 1)
-                   / ctx->cfg.buffer_size;
+  off_t bs = ctx->cfg.buffer_size;
+  off_t n_chunks = fc->src_st.st_size / bs + (fc->src_st.st_size % bs != 0);
   fc->depth = n_chunks < ctx->cfg.queue_depth ? n_chunks
                                                 : ctx->cfg.queue_depth;
   bool direct = want_direct (fc);
@@ -462,25 +497,44 @@ copy_regular (struct file_copy *fc)
     return false;
   if (direct && (!rep->direct || rep->fell_back))
     fc->dontcache = true;
-  if (!rep->direct || rep->fell_back)
+  if ((!rep->direct || rep->fell_back) && fc->ended_at < 0
+      && !copy_buffered (fc, &chunks))
+    return false;
+  return source_unchanged (fc);
+}
+
+/* Stream, reflink or regular copy of FC's descriptors.  */
+static bool
+copy_file (struct file_copy *fc)
+{
+  struct engine_result *res = fc->res;
+  /* Pipes and devices stream; so do regular files that claim size 0,
+     which /proc and /sys files do while having contents, and anything
+     going to a destination that cannot seek (a pipe, a terminal).  */
+  bool dst_seekable = S_ISREG (fc->dst_st.st_mode)
+                      || S_ISBLK (fc->dst_st.st_mode);
+  if (!S_ISREG (fc->src_st.st_mode) || fc->src_st.st_size == 0
+      || !dst_seekable)
     {
-      if (!copy_buffered (fc, &chunks))
+      refuse (&res->report, "not a regular file with a size", 0);
+      return copy_stream (fc->ctx, fc->src_fd, fc->dst_fd, res);
+    }
+
+  if (fc->req->reflink != ENGINE_REFLINK_NEVER)
+    {
+      bool always = fc->req->reflink == ENGINE_REFLINK_ALWAYS;
+      /* copy_file_range would fill the holes of a sparse source.  */
+      bool offload = fc->req->sparse == ENGINE_SPARSE_NEVER
+                     || !sparse_has_holes (&fc->src_st);
+      enum reflink_outcome r = reflink_copy (fc->src_fd, fc->dst_fd,
+                                             fc->src_st.st_size, always,
+                                             offload, res);
+      if (r == REFLINK_DONE)
+        return source_unchanged (fc);
+      if (r == REFLINK_FAILED)
         return false;
     }
-  if (fc->res->src_changed)
-    return false;
-
-  /* A source that grew or was rewritten while we read it.  */
-  struct stat now;
-  if (fstat (fc->src_fd, &now) == 0
-      && (now.st_size != fc->src_st.st_size
-          || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
-          || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec))
-    {
-      fc->res->src_changed = true;
-      return false;
-    }
-  return true;
+  return copy_regular (fc);
 }
 
 bool
@@ -490,7 +544,8 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   *res = (struct engine_result) { .report = {
     .offload = "avoided", .reflink = "avoided", .sparse = "no",
     .depth = 1, .buffer_size = ctx->cfg.buffer_size } };
-  struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res };
+  struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
+                          .ended_at = -1 };
   if (fstat (src_fd, &fc.src_st) != 0)
     return fail (res, ENGINE_SIDE_READ, errno);
   if (fstat (dst_fd, &fc.dst_st) != 0)
@@ -498,25 +553,14 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
 
-  /* Pipes and devices stream; so do regular files that claim size 0,
-     which /proc and /sys files do while having contents, and anything
-     going to a destination that cannot seek (a pipe, a terminal).  */
-  bool dst_seekable = S_ISREG (fc.dst_st.st_mode)
-                      || S_ISBLK (fc.dst_st.st_mode);
-  if (!S_ISREG (fc.src_st.st_mode) || fc.src_st.st_size == 0
-      || !dst_seekable)
-    {
-      refuse (&res->report, "not a regular file with a size", 0);
-      return copy_stream (ctx, src_fd, dst_fd, res);
-    }
-
-  if (req->reflink != ENGINE_REFLINK_NEVER)
-    {
-      enum reflink_outcome r = reflink_copy (src_fd, dst_fd, fc.src_st.st_size,
-                                             req->reflink == ENGINE_REFLINK_ALWAYS,
-                                             res);
-      if (r != REFLINK_NOT_DONE)
-        return r == REFLINK_DONE;
-    }
-  return copy_regular (&fc);
+  /* Buffered and tail I/O need plain descriptors, whatever opened them.  */
+  struct dio_fd plain_src, plain_dst;
+  dio_plain (src_fd, O_RDONLY, &plain_src);
+  dio_plain (dst_fd, O_WRONLY, &plain_dst);
+  fc.src_fd = plain_src.fd;
+  fc.dst_fd = plain_dst.fd;
+  bool ok = copy_file (&fc);
+  dio_disable (&plain_src);
+  dio_disable (&plain_dst);
+  return ok;
 }

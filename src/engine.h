@@ -80,6 +80,7 @@ struct engine_report
   size_t buffer_size;
   unsigned int mem_align, offset_align;
   off_t tail;              /* bytes copied through the plain descriptor */
+  char const *caveat;      /* direct, but the filesystem caches anyway */
 };
 
 /* What engine_copy returns.  */

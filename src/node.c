@@ -95,16 +95,14 @@ open_dest (struct node_dest const *dst, enum dest_state state, mode_t mode)
 }
 
 /* Copy the data of SRC_FD into the destination open as DST_FD and close
-   it.  A destination this copy CREATED is removed if the copy fails, or
-   if a fatal signal arrives meanwhile: a half-written file must not pass
-   for a backup.  */
+   it.  A destination this copy CREATED (armed for removal on a fatal
+   signal by the caller) is removed if the copy fails: a half-written
+   file must not pass for a backup.  */
 static bool
 copy_data (struct cp8m_options const *o, struct engine_ctx *eng,
            char const *src, int src_fd, struct node_dest const *dst,
            int dst_fd, bool created)
 {
-  if (created)
-    cleanup_arm (dst->dirfd, dst->relname);
   struct engine_result res;
   bool ok = engine_copy (eng, src_fd, dst_fd, &o->request, &res);
   if (!ok)
@@ -114,9 +112,13 @@ copy_data (struct cp8m_options const *o, struct engine_ctx *eng,
       error (0, errno, "failed to close %s", quote_file (dst->shown));
       ok = false;
     }
+  /* Remove and disarm as one step: a signal in between would otherwise
+     remove the name a second time, perhaps someone else's new file.  */
+  cleanup_hold ();
   if (!ok && created)
     unlinkat (dst->dirfd, dst->relname, 0);
   cleanup_disarm ();
+  cleanup_release ();
   if (ok && o->debug)
     diag_debug_lines (&res.report);
   return ok;
@@ -153,8 +155,20 @@ node_copy (struct cp8m_options const *o, struct engine_ctx *eng,
       return false;
     }
 
+  /* Create and arm as one step, so that no signal can leave an empty
+     file behind.  (Only for a creation: opening an existing FIFO may
+     block, and must stay interruptible.)  */
   bool ok = false;
+  bool create = state == DEST_ABSENT;
+  if (create)
+    cleanup_hold ();
   int dst_fd = open_dest (dst, state, new_file_mode (src_st.st_mode));
+  if (create)
+    {
+      if (dst_fd >= 0)
+        cleanup_arm (dst->dirfd, dst->relname);
+      cleanup_release ();
+    }
   if (dst_fd >= 0)
     ok = copy_data (o, eng, src, src_fd, dst, dst_fd, state == DEST_ABSENT);
   close (src_fd);

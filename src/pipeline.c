@@ -183,10 +183,13 @@ struct flags
   int read, write;
 };
 
-/* Write LEN bytes of BUF at OFF.  Return false after recording why.  */
+/* Write LEN bytes of BUF at OFF.  If direct I/O is refused part way, hand
+   back everything from the failure to REDO_END (the chunk's end: zero
+   blocks there are found again by the buffered pass).  Return false after
+   recording why.  */
 static bool
 write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
-          off_t len)
+          off_t len, off_t redo_end)
 {
   off_t done = 0;
   while (done < len)
@@ -197,7 +200,8 @@ write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
         continue;
       if (n < 0 && job->direct && dio_refusal (errno))
         {
-          refused (job, ENGINE_SIDE_WRITE, errno, off + done, len - done);
+          refused (job, ENGINE_SIDE_WRITE, errno, off + done,
+                   redo_end - (off + done));
           return false;
         }
       if (n <= 0)
@@ -211,29 +215,40 @@ write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
   return true;
 }
 
-/* Write the chunk, skipping all-zero blocks when JOB wants holes.  */
+/* Write the chunk R, skipping all-zero blocks when JOB wants holes.  */
 static bool
 write_chunk (struct io_job *job, struct flags *fl, char const *buf,
              struct io_range r)
 {
+  off_t const end = r.off + r.len;
   if (!job->zero_detect)
-    return write_at (job, fl, buf, r.off, r.len);
+    return write_at (job, fl, buf, r.off, r.len, end);
   off_t const block = job->chunks->align > 4096 ? job->chunks->align : 4096;
   off_t run = -1;       /* start of the current nonzero run, or -1 */
-  for (off_t b = 0; b <= r.len; b += block)
+  for (off_t b = 0; b < r.len; b += block)
     {
       off_t n = r.len - b < block ? r.len - b : block;
-      bool zero = b == r.len || sparse_is_zero (buf + b, n);
+      bool zero = sparse_is_zero (buf + b, n);
       if (!zero && run < 0)
         run = b;
       if (zero && run >= 0)
         {
-          if (!write_at (job, fl, buf + run, r.off + run, b - run))
+          if (!write_at (job, fl, buf + run, r.off + run, b - run, end))
             return false;
           run = -1;
         }
     }
-  return true;
+  /* The last run reaches the end of the chunk.  */
+  return run < 0 || write_at (job, fl, buf + run, r.off + run, r.len - run,
+                              end);
+}
+
+static void
+add_bytes (struct io_job *job, off_t n)
+{
+  pthread_mutex_lock (&job->lock);
+  job->bytes += n;
+  pthread_mutex_unlock (&job->lock);
 }
 
 static void
@@ -263,18 +278,22 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
     }
   if (got < r.len)
     {
-      /* The source ended before the size it had when the copy began.  */
+      /* The source ended before the size it had when the copy began: it
+         shrank under us, or it is a pseudo-file whose size is only a
+         guess (sysfs says 4096).  Copy what there is and stop; the caller
+         tells the two apart.  */
+      struct io_range part = { r.off, got };
+      if (got > 0 && write_chunk (job, fl, buf, part))
+        add_bytes (job, got);
       pthread_mutex_lock (&job->lock);
-      job->changed = job->stop = true;
+      if (job->ended_at < 0 || r.off + got < job->ended_at)
+        job->ended_at = r.off + got;
+      job->stop = true;
       pthread_mutex_unlock (&job->lock);
       return;
     }
   if (write_chunk (job, fl, buf, r))
-    {
-      pthread_mutex_lock (&job->lock);
-      job->bytes += r.len;
-      pthread_mutex_unlock (&job->lock);
-    }
+    add_bytes (job, r.len);
 }
 
 /* ---- workers ---- */

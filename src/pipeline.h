@@ -52,7 +52,7 @@ struct io_job
   bool stop;            /* stop handing out chunks */
   int err;              /* first hard error */
   enum engine_side side;
-  bool changed;         /* the source ended early */
+  off_t ended_at;       /* where the source ended early, or -1 */
   int refused_errno;    /* direct I/O refused (EINVAL...): fall back */
   enum engine_side refused_side;
   off_t refused_at;

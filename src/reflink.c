@@ -30,7 +30,7 @@ unsupported (int err)
 
 enum reflink_outcome
 reflink_copy (int src_fd, int dst_fd, off_t size, bool always,
-              struct engine_result *res)
+              bool offload, struct engine_result *res)
 {
 #ifdef FICLONE
   if (ioctl (dst_fd, FICLONE, src_fd) == 0)
@@ -51,6 +51,8 @@ reflink_copy (int src_fd, int dst_fd, off_t size, bool always,
       return REFLINK_FAILED;
     }
 
+  if (!offload)
+    return REFLINK_NOT_DONE;
 #ifdef HAVE_COPY_FILE_RANGE
   off_t in = 0, out = 0;
   while (in < size)

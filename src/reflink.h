@@ -20,9 +20,11 @@ enum reflink_outcome
 };
 
 /* Clone SRC_FD (SIZE bytes) into DST_FD.  With ALWAYS, only a clone will
-   do (as GNU cp --reflink=always); otherwise a clone, else an offloaded
-   copy_file_range, else nothing.  Records what happened in RES.  */
+   do (as GNU cp --reflink=always); otherwise a clone, else (if OFFLOAD)
+   an offloaded copy_file_range, else nothing.  Records what happened in
+   RES.  The caller checks that the source did not change.  */
 enum reflink_outcome reflink_copy (int src_fd, int dst_fd, off_t size,
-                                   bool always, struct engine_result *res);
+                                   bool always, bool offload,
+                                   struct engine_result *res);
 
 #endif

@@ -143,6 +143,22 @@ for inj in pread64 pwrite64; do
       fail "$inj refused: --debug does not say so: $(cat debug)"
   done
 done
+# Refused at the first direct write while zero blocks are being skipped:
+# the rest of the chunk (data after the zero block too) is redone.
+{ head -c 4096 /dev/urandom; head -c 4096 /dev/zero; head -c 4096 /dev/urandom; } >z
+rm -f zc
+trace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:error=EINVAL:when=1 \
+  cp8M --direct=always --sparse=always z zc || fail "zero blocks + refused write: copy failed"
+cmp z zc || fail "zero blocks + refused write: copy differs"
+for size in 12 10000 $((16*M + 100)); do
+  head -c $size /dev/urandom >z
+  for mode in always never; do
+    rm -f zc
+    cp8M --direct=$mode --sparse=always z zc || fail "--sparse=always, $size bytes"
+    cmp z zc || fail "--sparse=always --direct=$mode: $size-byte copy differs"
+  done
+done
+
 # Refused at open: find which openat is the O_DIRECT one, then refuse it.
 traced_copy --direct=always src dst
 call=$(cat trace/log.* | grep '^open\(at\)\{0,1\}(.*O_DIRECT[|)]' | head -n 1 |

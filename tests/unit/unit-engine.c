@@ -733,6 +733,34 @@ START_TEST (test_sparse_always_zeros)
 }
 END_TEST
 
+/* sparse=always: the last nonzero run of a chunk that is not a multiple
+   of 4096 bytes is written too (it once was not).  */
+static off_t const zero_sizes[] = { 12, 10000, BUF + 100, 3 * BUF + 4097 };
+
+START_TEST (test_sparse_always_odd_sizes)
+{
+  off_t size = zero_sizes[_i % 4];
+  int src = temp_file ();
+  write_pattern (src, 0, size);
+  /* A zero block in the middle where there is room for one.  */
+  struct io_range hole = { 0, 0 };
+  if (size > 3 * 4096)
+    {
+      hole = (struct io_range) { 4096, 4096 };
+      char zeros[4096] = { 0 };
+      ck_assert_int_eq (__real_pwrite (src, zeros, 4096, 4096), 4096);
+    }
+  int dst = temp_file ();
+  struct engine_request req = _i < 4 ? buffered : direct;
+  req.sparse = ENGINE_SPARSE_ALWAYS;
+  struct engine_ctx *ctx = make_ctx (2);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  assert_content (dst, size, &hole, hole.len ? 1 : 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
 /* ---- the source changes ---- */
 
 START_TEST (test_source_truncated)
@@ -812,6 +840,7 @@ main (void)
   tc = tcase_create ("sparse");
   tcase_add_loop_test (tc, test_sparse_holes_kept, 0, 2);
   tcase_add_test (tc, test_sparse_always_zeros);
+  tcase_add_loop_test (tc, test_sparse_always_odd_sizes, 0, 8);
   tcase_add_loop_test (tc, test_source_truncated, 0, 2);
   suite_add_tcase (s, tc);
 
