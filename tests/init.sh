@@ -97,6 +97,19 @@ sanitized () {
   grep -q __asan_init "$CP8M"
 }
 
+# descendant PID NAME: the pid of a process called NAME somewhere below
+# PID (a background job: shell, env, strace, then the program).
+descendant () {
+  for _c in $(pgrep -P "$1"); do
+    if [ "$(cat "/proc/$_c/comm" 2>/dev/null)" = "$2" ]; then
+      echo "$_c"
+      return 0
+    fi
+    descendant "$_c" "$2" && return 0
+  done
+  return 1
+}
+
 # random_file NAME SIZE: SIZE bytes of random data.
 random_file () {
   head -c "$2" /dev/urandom >"$1" || fail "cannot make $1"

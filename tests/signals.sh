@@ -25,8 +25,7 @@ slow () {
 # signal_copy SIG PID: send SIG to the cp8M that the background job PID
 # (a shell running strace) runs.
 signal_copy () {
-  _strace=$(pgrep -P "$2" -x strace) && [ -n "$_strace" ] &&
-    pkill -"$1" -P "$_strace" -x cp8M
+  _cp=$(descendant "$2" cp8M) && kill -"$1" "$_cp"
 }
 
 # wait_for FILE: until FILE exists (the copy has begun), at most 10 s.
