@@ -60,9 +60,13 @@ reflink_copy (int src_fd, int dst_fd, off_t size, bool always,
       ssize_t n = copy_file_range (src_fd, &in, dst_fd, &out, size - in, 0);
       if (n < 0 && errno == EINTR)
         continue;
-      if (n < 0 && in == 0 && unsupported (errno))
+      if (n < 0 && unsupported (errno))
         {
+          /* Refused, at once or part way (some filesystems stop at a
+             boundary): the normal copy rewrites it all from the start,
+             with the same bytes.  */
           res->report.offload = "unsupported";
+          res->bytes = 0;
           return REFLINK_NOT_DONE;
         }
       if (n < 0)

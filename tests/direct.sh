@@ -159,6 +159,19 @@ for size in 12 10000 $((16*M + 100)); do
   done
 done
 
+# --reflink: auto clones or offloads (identical copy, --debug says which);
+# always fails or succeeds exactly as GNU cp's does on this filesystem.
+rm -f r
+cp8M --debug --reflink=auto src r >debug || fail "--reflink=auto failed"
+cmp src r || fail "--reflink=auto copy differs"
+grep -Eq '^copy offload: yes|reflink: yes' debug || note "--reflink=auto: $(sed -n 2p debug)"
+mkdir -p ours gnu
+(cd ours && cp8M --reflink=always ../src r 2>../ours.err; echo $? >>../ours.err)
+(cd gnu && "$GNU_CP" --reflink=always ../src r 2>../gnu.err; echo $? >>../gnu.err)
+sed -i 's/^[^:]*: //' ours.err gnu.err
+cmp ours.err gnu.err || { diff gnu.err ours.err >&2; fail "--reflink=always differs from GNU cp"; }
+[ ! -e ours/r ] || [ -s ours/r ] || fail "--reflink=always left an empty file"
+
 # Refused at open: find which openat is the O_DIRECT one, then refuse it.
 traced_copy --direct=always src dst
 call=$(cat trace/log.* | grep '^open\(at\)\{0,1\}(.*O_DIRECT[|)]' | head -n 1 |
