@@ -170,6 +170,28 @@ set_direct_flag (int fd, bool on)
 #endif
 }
 
+#ifdef __linux__
+/* Open the file FD refers to once more, with FLAGS, through
+   /proc/self/fd: a second open file description of the same inode.
+   Return it, or -1 with errno (EXDEV when another file answered).  */
+static int
+reopen_same (int fd, int flags)
+{
+  char path[32];
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  int nfd = open (path, flags | O_CLOEXEC);
+  if (nfd < 0)
+    return -1;
+  struct stat a, b;
+  if (fstat (fd, &a) == 0 && fstat (nfd, &b) == 0
+      && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    return nfd;
+  close (nfd);
+  errno = EXDEV;
+  return -1;
+}
+#endif
+
 bool
 dio_enable (int fd, int accmode, struct dio_fd *out)
 {
@@ -179,22 +201,14 @@ dio_enable (int fd, int accmode, struct dio_fd *out)
      O_DIRECT at open time, and FD stays plain for the tail.  Reopening
      can fail where the first open succeeded (no /proc, or a new file
      created read-only); then set the flag on FD itself.  */
-  char path[32];
-  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  int dfd = open (path, accmode | O_DIRECT | O_CLOEXEC);
+  int dfd = reopen_same (fd, accmode | O_DIRECT);
   if (dfd >= 0)
     {
-      struct stat a, b;
-      if (fstat (fd, &a) == 0 && fstat (dfd, &b) == 0
-          && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        {
-          out->fd = dfd;
-          out->own = true;
-          return true;
-        }
-      close (dfd);
+      out->fd = dfd;
+      out->own = true;
+      return true;
     }
-  else if (dio_refusal (errno))
+  if (dio_refusal (errno))
     return false;
 #else
   (void) accmode;
@@ -215,13 +229,8 @@ dio_plain (int fd, int accmode, struct dio_fd *out)
   if (fl < 0 || !(fl & O_DIRECT))
     return;
 # ifdef __linux__
-  char path[32];
-  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  int pfd = open (path, accmode | O_CLOEXEC);
-  struct stat a, b;
-  if (pfd >= 0 && fstat (fd, &a) == 0 && fstat (pfd, &b) == 0
-      && a.st_dev == b.st_dev && a.st_ino == b.st_ino
-      && !(fcntl (pfd, F_GETFL) & O_DIRECT))
+  int pfd = reopen_same (fd, accmode);
+  if (pfd >= 0 && !(fcntl (pfd, F_GETFL) & O_DIRECT))
     {
       out->fd = pfd;
       out->own = true;

@@ -345,14 +345,12 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
   char const *from;
   struct dio_align sa = dio_alignment (src.fd, &fc->src_st, &from);
   struct dio_align da = dio_alignment (dst.fd, &fc->dst_st, &from);
-  off_t align = sa.offset_align > da.offset_align ? sa.offset_align
-                                                  : da.offset_align;
-  if (align < CP8M_IO_ALIGN)
-    align = CP8M_IO_ALIGN;
   unsigned int mem = sa.mem_align > da.mem_align ? sa.mem_align : da.mem_align;
   rep->mem_align = mem;
   rep->offset_align = sa.offset_align > da.offset_align ? sa.offset_align
                                                         : da.offset_align;
+  off_t align = rep->offset_align > CP8M_IO_ALIGN ? rep->offset_align
+                                                  : CP8M_IO_ALIGN;
   bool ok = true;
   if (ctx->cfg.buffer_size % align != 0 || mem > ctx->buffer_align)
     refuse (rep, "alignment", 0);

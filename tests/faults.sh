@@ -119,8 +119,7 @@ rm -f killed
 trace -f -o /dev/null -e trace=pread64 -e inject=pread64:delay_exit=50000 \
   cp8M --direct=always --buffer-size=1M --queue-depth=1 big killed &
 pid=$!
-i=0
-while [ ! -e killed ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+wait_for killed
 sleep 0.3
 victim=$(descendant $pid cp8M) || fail "SIGKILL: no cp8M found"
 kill -KILL "$victim"

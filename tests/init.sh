@@ -97,6 +97,13 @@ sanitized () {
   grep -q __asan_init "$CP8M"
 }
 
+# wait_for FILE: until FILE exists (the copy has begun), at most 10 s.
+wait_for () {
+  _i=0
+  while [ ! -e "$1" ] && [ $_i -lt 1000 ]; do sleep 0.01; _i=$((_i + 1)); done
+  [ -e "$1" ] || fail "$1 never appeared"
+}
+
 # descendant PID NAME: the pid of a process called NAME somewhere below
 # PID (a background job: shell, env, strace, then the program).
 descendant () {

@@ -74,11 +74,6 @@ drop_caches () {
   echo 3 >/proc/sys/vm/drop_caches
 }
 
-# cached_kib: the page cache's size now.
-cached_kib () {
-  awk '/^Cached:/ { print $2 }' /proc/meminfo
-}
-
 # make_shape NAME FILE: one of the test files.
 make_shape () {
   _M=1048576

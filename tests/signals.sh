@@ -28,12 +28,6 @@ signal_copy () {
   _cp=$(descendant "$2" cp8M) && kill -"$1" "$_cp"
 }
 
-# wait_for FILE: until FILE exists (the copy has begun), at most 10 s.
-wait_for () {
-  i=0
-  while [ ! -e "$1" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
-  [ -e "$1" ] || fail "$1 never appeared"
-}
 
 head -c $((2048*M)) /dev/zero >big || fail "cannot make a 2 GiB file"
 sum=$(cksum <big)
