@@ -21,17 +21,19 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "closeout.h"
+#include "copy.h"
 #include "diag.h"
 #include "dirname.h"
 #include "engine.h"
 #include "error.h"
 #include "filenamecat.h"
-#include "node.h"
 #include "options.h"
+#include "parents.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -105,25 +107,73 @@ resolve_target (struct cp8m_options const *o, int n, char **files,
       if (n > 2)
         error (EXIT_FAILURE, errno, "target %s", quote_file (last));
     }
+  if (o->parents)
+    usage_error ("with --parents, the destination must be a directory",
+                 NULL);
   t->n_sources = 1;
   t->dest = files[1];
 }
 
-/* Copy SRC to where T says.  */
-static bool
-copy_operand (struct cp8m_options const *o, struct engine_ctx *eng,
-              struct target const *t, char const *src)
+/* Remove the slashes that end NAME (but not a lone "/").  */
+static void
+strip_slashes (char *name)
 {
-  if (!t->dir)
+  char *base = last_component (name);
+  if (*base == '\0')
+    base = name;
+  char *end = base + base_len (base);
+  *end = '\0';
+}
+
+/* Copy the operand SRC to DST (named relative to DIRFD by REL).  */
+static bool
+copy_top (struct copy_ctx *c, char const *src, int dirfd, char const *rel,
+          char const *dst, bool dst_absent)
+{
+  struct walk w = { .top_src = src, .top_dst = dst };
+  struct loc s = { AT_FDCWD, src, src };
+  struct loc d = { dirfd, rel, dst };
+  return copy_node (c, &s, &d, NULL, &w, true, dst_absent);
+}
+
+/* Copy the operand ARG into the target directory.  */
+static bool
+copy_into (struct copy_ctx *c, struct target const *t, char *arg)
+{
+  struct cp8m_options const *o = c->o;
+  if (o->strip_trailing_slashes)
+    strip_slashes (arg);
+
+  bool ok;
+  if (o->parents)
     {
-      struct node_dest d = { AT_FDCWD, t->dest, t->dest };
-      return node_copy (o, eng, src, &d);
+      char *plain = xstrdup (arg);
+      strip_slashes (plain);
+      char *rel;
+      char *dst = file_name_concat (t->dir, plain, &rel);
+      struct parents made;
+      bool dst_absent;
+      ok = parents_make (o, t->dirfd, dst, rel, &made, &dst_absent);
+      if (ok)
+        {
+          ok = copy_top (c, arg, t->dirfd, rel, dst, dst_absent);
+          ok &= parents_finish (o, t->dirfd, &made);
+        }
+      parents_free (&made);
+      free (dst);
+      free (plain);
+      return ok;
     }
-  char const *base = last_component (src);
-  char *shown = file_name_concat (t->dir, base, NULL);
-  struct node_dest d = { t->dirfd, base, shown };
-  bool ok = node_copy (o, eng, src, &d);
-  free (shown);
+
+  char *base = xstrdup (last_component (arg));
+  strip_slashes (base);
+  /* 'cp -R src/.. dest' copies into dest itself, not dest/..  */
+  char *dst = strcmp (base, "..") == 0 ? xstrdup (t->dir)
+              : file_name_concat (t->dir, base, NULL);
+  ok = copy_top (c, arg, t->dirfd, strcmp (base, "..") == 0 ? "." : base,
+                 dst, false);
+  free (dst);
+  free (base);
   return ok;
 }
 
@@ -146,10 +196,30 @@ main (int argc, char **argv)
   if (!eng)
     xalloc_die ();
 
-  bool ok = true;
-  for (int i = 0; i < t.n_sources; i++)
-    ok &= copy_operand (&o, eng, &t, t.sources[i]);
+  struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new () };
+  /* The same source twice, or two sources with the same name, can only
+     happen with several operands.  */
+  if (t.dir && t.n_sources >= 2)
+    {
+      c.created = seen_new ();
+      c.operands = seen_new ();
+    }
 
+  bool ok = true;
+  if (t.dir)
+    for (int i = 0; i < t.n_sources; i++)
+      ok &= copy_into (&c, &t, t.sources[i]);
+  else
+    {
+      char *src = t.sources[0];
+      if (o.strip_trailing_slashes)
+        strip_slashes (src);
+      ok = copy_top (&c, src, AT_FDCWD, t.dest, t.dest, false);
+    }
+
+  seen_free (c.links);
+  seen_free (c.created);
+  seen_free (c.operands);
   engine_ctx_free (eng);
   if (t.dirfd >= 0)
     close (t.dirfd);

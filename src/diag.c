@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "error.h"
+#include "filemode.h"
+#include "progname.h"
+#include "yesno.h"
 
 void
 diag_engine_failure (struct engine_result const *res,
@@ -93,4 +96,34 @@ void
 diag_verbose (char const *src, char const *dst)
 {
   printf ("%s -> %s\n", quote_file_n (0, src), quote_file_n (1, dst));
+}
+
+void
+diag_verbose_backup (char const *src, char const *dst, char const *backup)
+{
+  printf ("%s -> %s (backup: %s)\n", quote_file_n (0, src),
+          quote_file_n (1, dst), quote_file_n (2, backup));
+}
+
+void
+diag_strmode (mode_t mode, char *buf)
+{
+  char s[12];
+  strmode (mode, s);
+  s[10] = '\0';
+  strcpy (buf, s + 1);
+}
+
+char const *
+diag_program_name (void)
+{
+  return program_name;
+}
+
+bool
+diag_yesno (void)
+{
+  /* The question must be seen before we wait for the answer.  */
+  fflush (stderr);
+  return yesno ();
 }

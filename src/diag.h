@@ -5,6 +5,9 @@
 #ifndef CP8M_DIAG_H
 #define CP8M_DIAG_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "engine.h"
 #include "quotearg.h"
 
@@ -15,6 +18,10 @@
   quotearg_style (shell_escape_always_quoting_style, name)
 #define quote_file_n(n, name) \
   quotearg_n_style (n, shell_escape_always_quoting_style, name)
+/* Quoted only when it has to be: GNU's "d/x: can make relative symbolic
+   links only in current directory".  */
+#define quote_file_if_needed(name) \
+  quotearg_style (shell_escape_quoting_style, name)
 
 /* Report a failed engine_copy of SRC to DST: "error reading 'SRC'",
    "error writing 'DST'", "'SRC': file changed as we read it" or "failed
@@ -29,5 +36,19 @@ void diag_debug_lines (struct engine_report const *rep);
 
 /* Print -v's "'SRC' -> 'DST'" line to stdout.  */
 void diag_verbose (char const *src, char const *dst);
+
+/* The same, for a destination first moved to BACKUP:
+   "'SRC' -> 'DST' (backup: 'BACKUP')".  */
+void diag_verbose_backup (char const *src, char const *dst,
+                          char const *backup);
+
+/* MODE as ls shows its permissions ("rw-r--r--"), in BUF[12].  */
+void diag_strmode (mode_t mode, char *buf);
+
+/* The name diagnostics start with.  */
+char const *diag_program_name (void);
+
+/* Read an answer to a question on stderr: true for yes.  */
+bool diag_yesno (void);
 
 #endif

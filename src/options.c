@@ -1,4 +1,5 @@
-/* Option parsing.
+/* Option parsing: GNU cp's options, spellings, defaults and conflicts,
+   plus cp8M's own long options.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -9,6 +10,9 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "argmatch.h"
 #include "c-ctype.h"
@@ -16,19 +20,28 @@
 #include "iosizes.h"
 #include "quote.h"
 #include "version-etc.h"
+#include "xalloc.h"
 #include "xstrtol.h"
 
 /* Long-only options get values outside the char range.  */
 enum
 {
-  BUFFER_SIZE_OPTION = CHAR_MAX + 1,
+  ATTRIBUTES_ONLY_OPTION = CHAR_MAX + 1,
+  COPY_CONTENTS_OPTION,
   DEBUG_OPTION,
-  DIRECT_OPTION,
-  QUEUE_DEPTH_OPTION,
-  REFLINK_OPTION,
+  NO_PRESERVE_OPTION,
+  PARENTS_OPTION,
+  PRESERVE_OPTION,
+  REMOVE_DESTINATION_OPTION,
   SPARSE_OPTION,
+  REFLINK_OPTION,
+  STRIP_TRAILING_SLASHES_OPTION,
+  KEEP_DIRECTORY_SYMLINK_OPTION,
   HELP_OPTION,
-  VERSION_OPTION
+  VERSION_OPTION,
+  BUFFER_SIZE_OPTION,
+  DIRECT_OPTION,
+  QUEUE_DEPTH_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -36,7 +49,7 @@ static enum engine_direct const direct_types[] =
   { ENGINE_DIRECT_AUTO, ENGINE_DIRECT_ALWAYS, ENGINE_DIRECT_NEVER };
 ARGMATCH_VERIFY (direct_args, direct_types);
 
-/* GNU cp's order, so the "Valid arguments" lists read the same.  */
+/* GNU cp's orders, so the "Valid arguments" lists read the same.  */
 static char const *const sparse_args[] = { "never", "auto", "always", NULL };
 static enum engine_sparse const sparse_types[] =
   { ENGINE_SPARSE_NEVER, ENGINE_SPARSE_AUTO, ENGINE_SPARSE_ALWAYS };
@@ -47,23 +60,66 @@ static enum engine_reflink const reflink_types[] =
   { ENGINE_REFLINK_AUTO, ENGINE_REFLINK_ALWAYS, ENGINE_REFLINK_NEVER };
 ARGMATCH_VERIFY (reflink_args, reflink_types);
 
+static char const *const update_args[] =
+  { "all", "none", "none-fail", "older", NULL };
+static enum update_mode const update_types[] =
+  { UPDATE_ALL, UPDATE_NONE, UPDATE_NONE_FAIL, UPDATE_OLDER };
+ARGMATCH_VERIFY (update_args, update_types);
+
+enum preserve_attr { P_MODE, P_TIMESTAMPS, P_OWNERSHIP, P_LINKS, P_CONTEXT,
+                     P_XATTR, P_ALL };
+static char const *const preserve_args[] =
+  { "mode", "timestamps", "ownership", "links", "context", "xattr", "all",
+    NULL };
+static enum preserve_attr const preserve_types[] =
+  { P_MODE, P_TIMESTAMPS, P_OWNERSHIP, P_LINKS, P_CONTEXT, P_XATTR, P_ALL };
+ARGMATCH_VERIFY (preserve_args, preserve_types);
+
 /* version_etc prints this with "(C)" and gnulib's year; the year here is
    cp8M's own, so the second argument goes unused.  */
 char const version_etc_copyright[] = "Copyright %s 2026 The cp8M authors.";
 
+/* In GNU cp's order: getopt lists the candidates of an ambiguous
+   abbreviation in this order, and the message must read the same.
+   cp8M's own options come last.  */
 static struct option const long_options[] =
 {
-  { "buffer-size", required_argument, NULL, BUFFER_SIZE_OPTION },
+  { "archive", no_argument, NULL, 'a' },
+  { "attributes-only", no_argument, NULL, ATTRIBUTES_ONLY_OPTION },
+  { "backup", optional_argument, NULL, 'b' },
+  { "copy-contents", no_argument, NULL, COPY_CONTENTS_OPTION },
   { "debug", no_argument, NULL, DEBUG_OPTION },
-  { "direct", optional_argument, NULL, DIRECT_OPTION },
-  { "queue-depth", required_argument, NULL, QUEUE_DEPTH_OPTION },
-  { "reflink", optional_argument, NULL, REFLINK_OPTION },
-  { "sparse", required_argument, NULL, SPARSE_OPTION },
+  { "dereference", no_argument, NULL, 'L' },
+  { "force", no_argument, NULL, 'f' },
+  { "interactive", no_argument, NULL, 'i' },
+  { "link", no_argument, NULL, 'l' },
+  { "no-clobber", no_argument, NULL, 'n' },
+  { "no-dereference", no_argument, NULL, 'P' },
+  { "no-preserve", required_argument, NULL, NO_PRESERVE_OPTION },
   { "no-target-directory", no_argument, NULL, 'T' },
+  { "one-file-system", no_argument, NULL, 'x' },
+  { "parents", no_argument, NULL, PARENTS_OPTION },
+  { "path", no_argument, NULL, PARENTS_OPTION },
+  { "preserve", optional_argument, NULL, PRESERVE_OPTION },
+  { "recursive", no_argument, NULL, 'R' },
+  { "remove-destination", no_argument, NULL, REMOVE_DESTINATION_OPTION },
+  { "sparse", required_argument, NULL, SPARSE_OPTION },
+  { "reflink", optional_argument, NULL, REFLINK_OPTION },
+  { "strip-trailing-slashes", no_argument, NULL,
+    STRIP_TRAILING_SLASHES_OPTION },
+  { "suffix", required_argument, NULL, 'S' },
+  { "symbolic-link", no_argument, NULL, 's' },
   { "target-directory", required_argument, NULL, 't' },
+  { "update", optional_argument, NULL, 'u' },
   { "verbose", no_argument, NULL, 'v' },
+  { "keep-directory-symlink", no_argument, NULL,
+    KEEP_DIRECTORY_SYMLINK_OPTION },
+  { "context", optional_argument, NULL, 'Z' },
   { "help", no_argument, NULL, HELP_OPTION },
   { "version", no_argument, NULL, VERSION_OPTION },
+  { "buffer-size", required_argument, NULL, BUFFER_SIZE_OPTION },
+  { "direct", optional_argument, NULL, DIRECT_OPTION },
+  { "queue-depth", required_argument, NULL, QUEUE_DEPTH_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -82,21 +138,173 @@ cp8m_parse_size (char const *arg, size_t *size)
   return true;
 }
 
+/* Apply one --preserve (ON) or --no-preserve (!ON) list.  */
+static void
+decode_preserve (char const *arg, char const *option, bool on,
+                 struct cp8m_options *o)
+{
+  char *list = xstrdup (arg);
+  for (char *s = list, *comma; s; s = comma)
+    {
+      comma = strchr (s, ',');
+      if (comma)
+        *comma++ = '\0';
+      switch (XARGMATCH (option, s, preserve_args, preserve_types))
+        {
+        case P_MODE:
+          o->preserve_mode = on;
+          o->explicit_no_preserve_mode = !on;
+          break;
+        case P_TIMESTAMPS:
+          o->preserve_timestamps = on;
+          break;
+        case P_OWNERSHIP:
+          o->preserve_ownership = on;
+          break;
+        case P_LINKS:
+          o->preserve_links = on;
+          break;
+        case P_CONTEXT:
+          o->preserve_context = on;
+          o->require_preserve_context = on;
+          break;
+        case P_XATTR:
+          o->preserve_xattr = on;
+          o->require_preserve_xattr = on;
+          break;
+        case P_ALL:
+          o->preserve_mode = o->preserve_timestamps = on;
+          o->preserve_ownership = o->preserve_links = on;
+          o->preserve_xattr = on;
+          o->explicit_no_preserve_mode = !on;
+          /* No SELinux here (see cp8m_parse_options), so "all" leaves
+             the context alone, as GNU cp does on such kernels.  */
+          break;
+        }
+    }
+  free (list);
+}
+
+/* Does this kernel have SELinux?  cp8M is built without libselinux, so
+   it only needs to know in order to word its refusals as GNU cp does.  */
+static bool
+selinux_enabled (void)
+{
+  return access ("/sys/fs/selinux/enforce", F_OK) == 0;
+}
+
+/* "--b" would be ambiguous between GNU's --backup and cp8M's
+   --buffer-size; GNU scripts write "--b=simple" and must keep working,
+   so GNU's option wins the abbreviation.  */
+static void
+prefer_gnu_abbreviations (int argc, char **argv)
+{
+  bool posixly = getenv ("POSIXLY_CORRECT") != NULL;
+  for (int i = 1; i < argc; i++)
+    {
+      char const *a = argv[i];
+      if (strcmp (a, "--") == 0 || (posixly && a[0] != '-'))
+        break;
+      if (strncmp (a, "--b", 3) == 0 && (a[3] == '\0' || a[3] == '='))
+        {
+          char *fixed = xmalloc (strlen (a) + sizeof "ackup");
+          strcpy (fixed, "--backup");
+          strcat (fixed, a + 3);
+          argv[i] = fixed;
+        }
+    }
+}
+
 int
 cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
 {
   *o = (struct cp8m_options) {
+    .dereference = DEREF_UNDEFINED,
+    .update = UPDATE_ALL,
+    .backup_type = no_backups,
     .buffer_size = CP8M_DEFAULT_BUFFER_SIZE,
     .queue_depth = CP8M_DEFAULT_QUEUE_DEPTH,
     .request = { .direct = ENGINE_DIRECT_AUTO, .sparse = ENGINE_SPARSE_AUTO,
                  .reflink = ENGINE_REFLINK_NEVER },
   };
+  bool make_backups = false, copy_contents = false, skip_existing = false;
+  char const *version_control = NULL, *backup_suffix = NULL;
 
+  prefer_gnu_abbreviations (argc, argv);
   int c;
-  while ((c = getopt_long (argc, argv, "t:Tv", long_options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "abdfHilLnprst:uvxPRS:TZ",
+                           long_options, NULL)) != -1)
     {
       switch (c)
         {
+        case 'a':
+          /* -dR --preserve=all, quiet about what cannot be kept.  */
+          o->dereference = DEREF_NEVER;
+          o->preserve_links = o->preserve_ownership = true;
+          o->preserve_mode = o->preserve_timestamps = true;
+          o->preserve_xattr = true;
+          o->require_preserve = true;
+          o->reduce_diagnostics = true;
+          o->recursive = true;
+          break;
+        case 'b':
+          make_backups = true;
+          if (optarg)
+            version_control = optarg;
+          break;
+        case 'd':
+          o->preserve_links = true;
+          o->dereference = DEREF_NEVER;
+          break;
+        case 'f':
+          o->force = true;
+          break;
+        case 'H':
+          o->dereference = DEREF_COMMAND_LINE;
+          break;
+        case 'i':
+          o->interactive = true;
+          skip_existing = false;
+          break;
+        case 'l':
+          o->hard_link = true;
+          break;
+        case 'L':
+          o->dereference = DEREF_ALWAYS;
+          break;
+        case 'n':
+          skip_existing = true;
+          o->interactive = false;
+          break;
+        case 'P':
+          o->dereference = DEREF_NEVER;
+          break;
+        case 'p':
+          o->preserve_ownership = o->preserve_mode = true;
+          o->preserve_timestamps = o->require_preserve = true;
+          break;
+        case PRESERVE_OPTION:
+          if (!optarg)
+            decode_preserve ("mode,ownership,timestamps", "--preserve",
+                             true, o);
+          else
+            decode_preserve (optarg, "--preserve", true, o);
+          o->require_preserve = true;
+          break;
+        case NO_PRESERVE_OPTION:
+          decode_preserve (optarg, "--no-preserve", false, o);
+          break;
+        case 'r':
+        case 'R':
+          o->recursive = true;
+          break;
+        case 's':
+          o->symbolic_link = true;
+          break;
+        case 'S':
+          make_backups = true;
+          backup_suffix = optarg;
+          break;
         case 't':
           if (o->target_directory)
             error (EXIT_FAILURE, 0, "multiple target directories specified");
@@ -105,8 +313,57 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case 'T':
           o->no_target_directory = true;
           break;
+        case 'u':
+          o->update = optarg
+            ? XARGMATCH ("--update", optarg, update_args, update_types)
+            : UPDATE_OLDER;
+          break;
         case 'v':
           o->verbose = true;
+          break;
+        case 'x':
+          o->one_file_system = true;
+          break;
+        case 'Z':
+          /* Without SELinux, a bare -Z is accepted silently and a
+             context is ignored with a warning: GNU's behaviour.  */
+          if (selinux_enabled ())
+            error (EXIT_FAILURE, 0, "cp8M was built without SELinux "
+                   "support; cannot set the security context");
+          if (optarg)
+            error (0, 0, "warning: ignoring --context; "
+                   "it requires an SELinux-enabled kernel");
+          break;
+        case ATTRIBUTES_ONLY_OPTION:
+          o->attributes_only = true;
+          break;
+        case COPY_CONTENTS_OPTION:
+          copy_contents = true;
+          break;
+        case DEBUG_OPTION:
+          /* As in GNU cp, --debug reports each file, so it implies -v.  */
+          o->debug = o->verbose = true;
+          break;
+        case PARENTS_OPTION:
+          o->parents = true;
+          break;
+        case REMOVE_DESTINATION_OPTION:
+          o->remove_destination = true;
+          break;
+        case STRIP_TRAILING_SLASHES_OPTION:
+          o->strip_trailing_slashes = true;
+          break;
+        case KEEP_DIRECTORY_SYMLINK_OPTION:
+          o->keep_directory_symlink = true;
+          break;
+        case SPARSE_OPTION:
+          o->request.sparse = XARGMATCH ("--sparse", optarg, sparse_args,
+                                         sparse_types);
+          break;
+        case REFLINK_OPTION:
+          o->request.reflink = optarg
+            ? XARGMATCH ("--reflink", optarg, reflink_args, reflink_types)
+            : ENGINE_REFLINK_ALWAYS;
           break;
         case BUFFER_SIZE_OPTION:
           if (!cp8m_parse_size (optarg, &o->buffer_size))
@@ -129,19 +386,6 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
             o->queue_depth = n;
           }
           break;
-        case REFLINK_OPTION:
-          o->request.reflink = optarg
-            ? XARGMATCH ("--reflink", optarg, reflink_args, reflink_types)
-            : ENGINE_REFLINK_ALWAYS;
-          break;
-        case SPARSE_OPTION:
-          o->request.sparse = XARGMATCH ("--sparse", optarg, sparse_args,
-                                         sparse_types);
-          break;
-        case DEBUG_OPTION:
-          /* As in GNU cp, --debug reports each file, so it implies -v.  */
-          o->debug = o->verbose = true;
-          break;
         case HELP_OPTION:
           cp8m_usage (EXIT_SUCCESS);
         case VERSION_OPTION:
@@ -153,6 +397,18 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         }
     }
 
+  /* The conflicts, in GNU's order and words.  */
+  if (o->hard_link && o->symbolic_link)
+    {
+      error (0, 0, "cannot make both hard and symbolic links");
+      cp8m_usage (EXIT_FAILURE);
+    }
+  if (make_backups && (skip_existing || o->update == UPDATE_NONE_FAIL))
+    {
+      error (0, 0, "--backup is mutually exclusive with -n or "
+             "--update=none-fail");
+      cp8m_usage (EXIT_FAILURE);
+    }
   if (o->request.reflink == ENGINE_REFLINK_ALWAYS
       && o->request.sparse != ENGINE_SPARSE_AUTO)
     {
@@ -162,5 +418,32 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   if (o->target_directory && o->no_target_directory)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "
            "and --no-target-directory (-T)");
+
+  if (backup_suffix)
+    set_simple_backup_suffix (backup_suffix);
+  o->backup_type = make_backups
+                   ? xget_version ("backup type", version_control)
+                   : no_backups;
+
+  /* -n beats every --update, whatever the order (GNU 9.5 and later).  */
+  if (skip_existing)
+    o->update = UPDATE_NONE;
+
+  if (o->dereference == DEREF_UNDEFINED)
+    o->dereference = o->recursive && !o->hard_link ? DEREF_NEVER
+                     : DEREF_ALWAYS;
+  /* Without -R a FIFO or device is read like a file; with -R it is
+     recreated, unless --copy-contents.  */
+  o->copy_as_regular = o->recursive ? copy_contents : true;
+
+  if (o->require_preserve_context && !selinux_enabled ())
+    error (EXIT_FAILURE, 0, "cannot preserve security context "
+           "without an SELinux-enabled kernel");
+  o->preserve_context = false;
+
+  o->open_dangling_dest_symlink = getenv ("POSIXLY_CORRECT") != NULL;
+  o->chown_privileges = geteuid () == 0;
+  o->umask = umask (0);
+  umask (o->umask);
   return optind;
 }

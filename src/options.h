@@ -8,32 +8,95 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
+#include "backupfile.h"
 #include "engine.h"
+
+/* Which symbolic links in the sources are followed.  */
+enum deref_mode
+{
+  DEREF_UNDEFINED,     /* not said: decided after parsing, as GNU does */
+  DEREF_NEVER,         /* -P, -d, -a, and -R's default */
+  DEREF_COMMAND_LINE,  /* -H */
+  DEREF_ALWAYS         /* -L, and the default without -R */
+};
+
+/* What happens to an existing destination that is not a directory.  */
+enum update_mode
+{
+  UPDATE_ALL,          /* replace it (the default) */
+  UPDATE_NONE,         /* skip it quietly (-n, --update=none) */
+  UPDATE_NONE_FAIL,    /* skip it, say so, and fail */
+  UPDATE_OLDER         /* replace it only if older than the source (-u) */
+};
 
 struct cp8m_options
 {
   /* -v, --verbose (and --debug): print 'SOURCE' -> 'DEST' per file.  */
   bool verbose;
-
   /* --debug: also print how each file's data was copied.  */
   bool debug;
 
   /* -t, --target-directory=DIRECTORY: copy every operand into it.  */
   char const *target_directory;
-
   /* -T, --no-target-directory: DEST is never treated as a directory.  */
   bool no_target_directory;
 
-  /* --buffer-size=SIZE: bytes per read and write (before rounding to the
-     I/O alignment, which the engine does).  */
+  /* -R, -r, --recursive.  */
+  bool recursive;
+  /* -H, -L, -P (last wins), -d and -a.  */
+  enum deref_mode dereference;
+  /* Special files are read as data (cp without -R, or --copy-contents).  */
+  bool copy_as_regular;
+
+  /* --preserve / --no-preserve / -p / -a.  */
+  bool preserve_mode, preserve_ownership, preserve_timestamps;
+  bool preserve_links, preserve_xattr, preserve_context;
+  /* Failing to preserve is an error (asked for explicitly), not silent.  */
+  bool require_preserve, require_preserve_xattr, require_preserve_context;
+  /* --no-preserve=mode: new files get the default mode.  */
+  bool explicit_no_preserve_mode;
+  /* -a: keep quiet about attributes the destination cannot hold.  */
+  bool reduce_diagnostics;
+
+  /* -i: ask before overwriting (it and -n: last wins).  */
+  bool interactive;
+  /* -n, -u, --update[=WHEN].  */
+  enum update_mode update;
+  /* -f: remove a destination that cannot be opened, then try again.  */
+  bool force;
+  /* --remove-destination: remove it before opening.  */
+  bool remove_destination;
+  /* -b, --backup[=CONTROL], -S: what to make of an existing destination.  */
+  enum backup_type backup_type;
+
+  /* -l, -s: make links instead of copies.  */
+  bool hard_link, symbolic_link;
+  /* -x, --one-file-system.  */
+  bool one_file_system;
+  /* --parents: append each source name, with its directories, to DEST.  */
+  bool parents;
+  /* --attributes-only: copy no data.  */
+  bool attributes_only;
+  /* --strip-trailing-slashes.  */
+  bool strip_trailing_slashes;
+  /* --keep-directory-symlink: an existing symlink to a directory in the
+     destination is followed when a directory is copied onto it.  */
+  bool keep_directory_symlink;
+  /* POSIXLY_CORRECT: a dangling destination symlink is written through.  */
+  bool open_dangling_dest_symlink;
+
+  /* Whether this process may give files away (root): then a failure to
+     preserve ownership is an error rather than expected.  */
+  bool chown_privileges;
+  /* The process umask, read once.  */
+  mode_t umask;
+
+  /* cp8M's own: --buffer-size, --queue-depth, --direct, and the engine
+     side of --sparse and --reflink.  */
   size_t buffer_size;
-
-  /* --queue-depth=N: direct I/Os in flight.  */
   unsigned int queue_depth;
-
-  /* --direct[=WHEN], --sparse=WHEN, --reflink[=WHEN]: what the engine is
-     asked for each regular file.  */
   struct engine_request request;
 };
 

@@ -16,9 +16,11 @@ expect 1 "cp8M: 'a' and 'hard' are the same file" cp8M a hard
 ln -s a sym
 expect 1 "cp8M: 'sym' and 'a' are the same file" cp8M sym a
 expect 1 "cp8M: 'a' and 'd/../a' are the same file" cp8M a d/../a
-expect 1 "cp8M: cannot overwrite directory 'd' with non-directory" cp8M -T a d
+# GNU 9.5 and later name the source too (9.1 does not).
+expect 1 "cp8M: cannot overwrite directory 'd' with non-directory 'a'" \
+  cp8M -T a d
 mkdir -p d2/a
-expect 1 "cp8M: cannot overwrite directory 'd2/a' with non-directory" \
+expect 1 "cp8M: cannot overwrite directory 'd2/a' with non-directory 'a'" \
   cp8M a d2
 ln -s nowhere dangling
 expect 1 "cp8M: not writing through dangling symlink 'dangling'" \

@@ -1,0 +1,480 @@
+/* Per-node policy: the decisions GNU cp makes for each file before and
+   after its data moves.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backupfile.h"
+#include "diag.h"
+#include "dirname.h"
+#include "error.h"
+#include "same.h"
+#include "same-inode.h"
+#include "stat-time.h"
+#include "timespec.h"
+#include "xalloc.h"
+
+/* May SRC be copied onto DST, which exists and may be the same file?
+   Both statuses are as copy_node took them (DST's followed or not).  Set
+   *RETURN_NOW when there is nothing to do at all.  This is GNU cp's rule
+   set: copying a file onto itself would truncate it, but two distinct
+   symbolic links, a backup, or a hard link request are fine.  */
+static bool
+same_file_ok (struct cp8m_options const *o, struct loc const *src,
+              struct stat const *sst, struct loc const *dst,
+              struct stat const *dst_st, bool *return_now)
+{
+  struct stat src_l, dst_l, tmp_src, tmp_dst;
+  struct stat const *sl = sst, *dl = dst_st;
+  bool same = SAME_INODE (*sst, *dst_st);
+  bool same_link;
+
+  *return_now = false;
+  if (same && o->hard_link)
+    {
+      *return_now = true;
+      return true;
+    }
+
+  if (o->dereference == DEREF_NEVER)
+    {
+      same_link = same;
+      if (S_ISLNK (sst->st_mode) && S_ISLNK (dst_st->st_mode))
+        {
+          bool sn = same_name (src->name, dst->name);
+          if (!sn)
+            {
+              if (o->backup_type != no_backups)
+                return true;
+              if (same_link)
+                {
+                  *return_now = true;
+                  return true;
+                }
+            }
+          return !sn;
+        }
+    }
+  else
+    {
+      if (!same)
+        return true;
+      if (fstatat (dst->dirfd, dst->rel, &dst_l, AT_SYMLINK_NOFOLLOW) != 0
+          || fstatat (src->dirfd, src->rel, &src_l, AT_SYMLINK_NOFOLLOW) != 0)
+        return true;
+      sl = &src_l;
+      dl = &dst_l;
+      same_link = SAME_INODE (*sl, *dl);
+      if (S_ISLNK (sl->st_mode) && S_ISLNK (dl->st_mode)
+          && o->remove_destination)
+        return true;
+    }
+
+  if (o->backup_type != no_backups)
+    {
+      if (!same_link)
+        /* Moving DST aside would leave a symlink SRC dangling.  */
+        return !(o->dereference != DEREF_NEVER && S_ISLNK (sl->st_mode)
+                 && !S_ISLNK (dl->st_mode));
+      return !same_name (src->name, dst->name);
+    }
+
+  if (o->remove_destination)
+    {
+      if (S_ISLNK (dl->st_mode))
+        return true;
+      if (same_link && 1 < dl->st_nlink
+          && !same_name (src->name, dst->name))
+        return true;
+    }
+
+  if (!S_ISLNK (sl->st_mode) && !S_ISLNK (dl->st_mode))
+    {
+      if (!SAME_INODE (*sl, *dl))
+        return true;
+      if (o->hard_link)
+        {
+          *return_now = true;
+          return true;
+        }
+    }
+
+  if (o->dereference == DEREF_NEVER)
+    {
+      if (!S_ISLNK (sl->st_mode))
+        tmp_src = *sl;
+      else if (fstatat (src->dirfd, src->rel, &tmp_src, 0) != 0)
+        return true;
+      if (!S_ISLNK (dl->st_mode))
+        tmp_dst = *dl;
+      else if (fstatat (dst->dirfd, dst->rel, &tmp_dst, 0) != 0)
+        return true;
+      if (!SAME_INODE (tmp_src, tmp_dst))
+        return true;
+      if (o->hard_link)
+        {
+          *return_now = !S_ISLNK (dl->st_mode);
+          return true;
+        }
+    }
+  return false;
+}
+
+/* Is DST's modification time at least SRC's?  (-u skips then.)  */
+static bool
+dest_not_older (struct stat const *sst, struct stat const *dst_st)
+{
+  return timespec_cmp (get_stat_mtime (dst_st), get_stat_mtime (sst)) >= 0;
+}
+
+/* -i: ask whether to overwrite DST.  */
+static bool
+overwrite_ok (struct cp8m_options const *o, struct loc const *dst,
+              struct stat const *dst_st)
+{
+  if (!S_ISLNK (dst_st->st_mode)
+      && faccessat (dst->dirfd, dst->rel, W_OK, AT_EACCESS) != 0)
+    {
+      char perms[12];
+      diag_strmode (dst_st->st_mode, perms);
+      fprintf (stderr, o->remove_destination || o->force
+               ? "%s: replace %s, overriding mode %04lo (%s)? "
+               : "%s: unwritable %s (mode %04lo, %s); try anyway? ",
+               diag_program_name (), quote_file (dst->name),
+               (unsigned long) (dst_st->st_mode & 07777), perms);
+    }
+  else
+    fprintf (stderr, "%s: overwrite %s? ", diag_program_name (),
+             quote_file (dst->name));
+  return diag_yesno ();
+}
+
+/* Is ST one of the directories being copied (a symbolic-link cycle)?  */
+static bool
+is_ancestor (struct stat const *st, struct ancestor const *a)
+{
+  for (; a; a = a->parent)
+    if (a->ino == st->st_ino && a->dev == st->st_dev)
+      return true;
+  return false;
+}
+
+/* An existing destination stands in the way: decide, as GNU cp does,
+   whether to go on (true, *DST_NEW set if it was moved or removed),
+   skip quietly (true, *SKIP set) or fail (false).  *BACKUP gets the
+   backup's name, if one was made.  */
+static bool
+handle_existing (struct copy_ctx *c, struct loc const *src,
+                 struct stat const *sst, struct loc const *dst,
+                 struct stat const *dst_st, bool command_line,
+                 bool *dst_new, bool *skip, char **backup)
+{
+  struct cp8m_options const *o = c->o;
+  mode_t smode = sst->st_mode;
+  bool return_now;
+
+  *skip = false;
+  if (o->update != UPDATE_NONE && o->update != UPDATE_NONE_FAIL
+      && !same_file_ok (o, src, sst, dst, dst_st, &return_now))
+    {
+      error (0, 0, "%s and %s are the same file",
+             quote_file_n (0, src->name), quote_file_n (1, dst->name));
+      return false;
+    }
+  else if (o->update != UPDATE_NONE && o->update != UPDATE_NONE_FAIL
+           && return_now)
+    {
+      *skip = true;
+      return true;
+    }
+
+  if (!S_ISDIR (smode))
+    {
+      bool older = o->update == UPDATE_OLDER && dest_not_older (sst, dst_st);
+      if (o->update == UPDATE_NONE_FAIL)
+        {
+          error (0, 0, "not replacing %s", quote_file (dst->name));
+          return false;
+        }
+      if (o->update == UPDATE_NONE || older)
+        {
+          /* A skipped file is still "copied" for --preserve=links: a
+             later hard link to it must become a link to DST.  */
+          if (older && o->preserve_links && sst->st_nlink > 1)
+            seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name);
+          if (o->debug)
+            printf ("skipped %s\n", quote_file (dst->name));
+          *skip = true;
+          return true;
+        }
+      if (o->interactive && !overwrite_ok (o, dst, dst_st))
+        {
+          if (o->debug)
+            printf ("skipped %s\n", quote_file (dst->name));
+          return false;
+        }
+    }
+
+  if (!S_ISDIR (smode) && S_ISDIR (dst_st->st_mode))
+    {
+      error (0, 0, "cannot overwrite directory %s with non-directory %s",
+             quote_file_n (0, dst->name), quote_file_n (1, src->name));
+      return false;
+    }
+  if (S_ISDIR (smode) && !S_ISDIR (dst_st->st_mode))
+    {
+      error (0, 0, "cannot overwrite non-directory %s with directory %s",
+             quote_file_n (0, dst->name), quote_file_n (1, src->name));
+      return false;
+    }
+  if (command_line && c->created && o->backup_type != numbered_backups
+      && !S_ISDIR (dst_st->st_mode)
+      && seen_lookup (c->created, dst_st->st_dev, dst_st->st_ino))
+    {
+      error (0, 0, "will not overwrite just-created %s with %s",
+             quote_file_n (0, dst->name), quote_file_n (1, src->name));
+      return false;
+    }
+
+  if (S_ISDIR (dst_st->st_mode))
+    return true;
+  if (o->backup_type != no_backups)
+    {
+      char *b = backup_file_rename (dst->dirfd, dst->rel, o->backup_type);
+      if (!b && errno != ENOENT)
+        {
+          error (0, errno, "cannot backup %s", quote_file (dst->name));
+          return false;
+        }
+      *backup = b;
+      *dst_new = true;
+    }
+  else if (o->remove_destination
+           || (o->preserve_links && 1 < dst_st->st_nlink)
+           || (o->dereference == DEREF_NEVER && !S_ISREG (smode)))
+    {
+      if (unlinkat (dst->dirfd, dst->rel, 0) != 0 && errno != ENOENT)
+        {
+          error (0, errno, "cannot remove %s", quote_file (dst->name));
+          return false;
+        }
+      *dst_new = true;
+      if (o->verbose)
+        printf ("removed %s\n", quote_file (dst->name));
+    }
+  return true;
+}
+
+/* DST's name with its last component replaced by BASE, as messages
+   show a backup.  */
+static char *
+sibling_name (char const *name, char const *base)
+{
+  size_t dirlen = last_component (name) - name;
+  char *s = xmalloc (dirlen + strlen (base) + 1);
+  memcpy (s, name, dirlen);
+  strcpy (s + dirlen, base);
+  return s;
+}
+
+/* Put a backup back after a failed copy.  */
+static void
+undo_backup (struct cp8m_options const *o, struct loc const *dst,
+             char const *backup)
+{
+  if (renameat (dst->dirfd, backup, dst->dirfd, dst->rel) != 0)
+    error (0, errno, "cannot un-backup %s", quote_file (dst->name));
+  else if (o->verbose)
+    {
+      char *shown = sibling_name (dst->name, last_component (backup));
+      printf ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
+              quote_file_n (1, dst->name));
+      free (shown);
+    }
+}
+
+/* Under --preserve=links, or for directories met again: the name this
+   run already gave SRC's inode, or NULL (and remember DST for it).  */
+static char const *
+earlier_copy (struct copy_ctx *c, struct stat const *sst,
+              struct loc const *dst, bool command_line)
+{
+  struct cp8m_options const *o = c->o;
+  if (o->preserve_links && !o->hard_link
+      && (1 < sst->st_nlink
+          || (command_line && o->dereference == DEREF_COMMAND_LINE)
+          || o->dereference == DEREF_ALWAYS))
+    return seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name);
+  if (S_ISDIR (sst->st_mode))
+    return command_line
+           ? seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name)
+           : seen_lookup (c->links, sst->st_dev, sst->st_ino);
+  return NULL;
+}
+
+/* Create DST as the kind of file SRC is.  */
+static bool
+copy_by_type (struct copy_ctx *c, struct loc const *src,
+              struct stat const *sst, struct loc const *dst,
+              struct stat const *dst_st, bool *dst_new, bool dst_is_dir,
+              struct ancestor const *parent, struct walk *w, bool follow)
+{
+  struct cp8m_options const *o = c->o;
+  mode_t smode = sst->st_mode;
+
+  if (S_ISDIR (smode))
+    return copy_directory (c, src, sst, dst, dst_is_dir, parent, w);
+  if (o->symbolic_link)
+    return make_symbolic_link (c, src, dst);
+  if (o->hard_link)
+    return make_hard_link (c, src, dst, follow);
+  if (S_ISREG (smode) || (o->copy_as_regular && !S_ISLNK (smode)))
+    return copy_regular (c, src, sst, dst, dst_new, follow);
+  if (S_ISLNK (smode))
+    return copy_symlink (c, src, sst, dst, *dst_new, dst_st);
+  if (S_ISFIFO (smode) || S_ISBLK (smode) || S_ISCHR (smode)
+      || S_ISSOCK (smode))
+    return copy_special (c, src, sst, dst);
+  error (0, 0, "%s has unknown file type", quote_file (src->name));
+  return false;
+}
+
+bool
+copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
+           struct ancestor const *parent, struct walk *w, bool command_line,
+           bool dst_absent)
+{
+  struct cp8m_options const *o = c->o;
+  bool follow = o->dereference == DEREF_ALWAYS
+                || (command_line && o->dereference == DEREF_COMMAND_LINE);
+  struct stat sst;
+  if (fstatat (src->dirfd, src->rel, &sst,
+               follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      error (0, errno, "cannot stat %s", quote_file (src->name));
+      return false;
+    }
+  mode_t smode = sst.st_mode;
+  if (S_ISDIR (smode) && !o->recursive)
+    {
+      error (0, 0, "-r not specified; omitting directory %s",
+             quote_file (src->name));
+      return false;
+    }
+
+  if (command_line && c->operands && o->backup_type == no_backups)
+    {
+      char const *seen = seen_remember (c->operands, sst.st_dev, sst.st_ino,
+                                        src->name);
+      if (seen && same_name (seen, src->name))
+        {
+          error (0, 0, "warning: source %s %s specified more than once",
+                 S_ISDIR (smode) ? "directory" : "file",
+                 quote_file (src->name));
+          return true;
+        }
+    }
+
+  /* A regular file is written through a destination symlink, so look
+     through it; anything else replaces the link itself.  */
+  bool use_lstat = (!S_ISREG (smode)
+                    && (!o->copy_as_regular || S_ISDIR (smode)
+                        || S_ISLNK (smode)))
+                   || o->symbolic_link || o->hard_link
+                   || o->backup_type != no_backups || o->remove_destination;
+  struct stat dst_st;
+  bool dst_new = dst_absent, dst_is_dir = false;
+  char *backup = NULL;
+  if (!dst_absent)
+    {
+      int r = fstatat (dst->dirfd, dst->rel, &dst_st,
+                       use_lstat ? AT_SYMLINK_NOFOLLOW : 0);
+      if (r == 0 && S_ISLNK (dst_st.st_mode) && S_ISDIR (smode)
+          && o->keep_directory_symlink)
+        {
+          struct stat t;
+          if (fstatat (dst->dirfd, dst->rel, &t, 0) == 0 && S_ISDIR (t.st_mode))
+            dst_st = t;
+        }
+      if (r != 0)
+        {
+          if (errno != ENOENT)
+            {
+              error (0, errno, "cannot stat %s", quote_file (dst->name));
+              return false;
+            }
+          dst_new = true;
+        }
+      else
+        {
+          bool skip;
+          if (!handle_existing (c, src, &sst, dst, &dst_st, command_line,
+                                &dst_new, &skip, &backup))
+            return false;
+          if (skip)
+            return true;
+          dst_is_dir = S_ISDIR (dst_st.st_mode);
+        }
+    }
+
+  if (o->verbose && !S_ISDIR (smode))
+    {
+      if (backup)
+        {
+          char *shown = sibling_name (dst->name, backup);
+          diag_verbose_backup (src->name, dst->name, shown);
+          free (shown);
+        }
+      else
+        diag_verbose (src->name, dst->name);
+    }
+
+  bool ok;
+  char const *earlier = earlier_copy (c, &sst, dst, command_line);
+  if (earlier && S_ISDIR (smode) && same_name (src->name, earlier))
+    {
+      error (0, 0, "cannot copy a directory, %s, into itself, %s",
+             quote_file_n (0, w->top_src), quote_file_n (1, w->top_dst));
+      w->into_self = true;
+      ok = false;
+    }
+  else if (earlier && S_ISDIR (smode) && !follow)
+    {
+      error (0, 0, "will not create hard link %s to directory %s",
+             quote_file_n (0, dst->name), quote_file_n (1, earlier));
+      ok = false;
+    }
+  else if (earlier && !S_ISDIR (smode))
+    ok = link_to_earlier (c, earlier, dst);
+  else if (S_ISDIR (smode) && is_ancestor (&sst, parent))
+    {
+      error (0, 0, "cannot copy cyclic symbolic link %s",
+             quote_file (src->name));
+      ok = false;
+    }
+  else
+    ok = copy_by_type (c, src, &sst, dst, dst_new ? NULL : &dst_st,
+                       &dst_new, dst_is_dir, parent, w, follow);
+
+  if (!ok && backup)
+    undo_backup (o, dst, backup);
+  free (backup);
+
+  /* Remember a new operand destination: a later operand with the same
+     name must not overwrite it.  */
+  struct stat made;
+  if (ok && command_line && c->created && !S_ISDIR (smode)
+      && fstatat (dst->dirfd, dst->rel, &made, AT_SYMLINK_NOFOLLOW) == 0)
+    seen_remember (c->created, made.st_dev, made.st_ino, dst->name);
+  return ok;
+}

@@ -1,0 +1,129 @@
+/* The cp layer's walk: copying one operand, and everything below it,
+   as GNU cp's copy does.  Split by job:
+     copy.c     per-node policy: what exists at the destination, what to
+                do about it, which kind of copy, and the final metadata;
+     dir.c      directories: create, list, recurse;
+     regular.c  regular files: open both sides, data through the engine;
+     special.c  symbolic links, FIFOs, devices, and -l / -s links;
+     meta.c     times, ownership, permissions and ACLs;
+     xattr.c    extended attributes.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_COPY_H
+#define CP8M_COPY_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "engine.h"
+#include "options.h"
+#include "seen.h"
+
+/* State of one run, passed down the walk (there are no globals).  */
+struct copy_ctx
+{
+  struct cp8m_options const *o;
+  struct engine_ctx *eng;
+  struct seen *links;     /* source dev/ino -> destination name */
+  struct seen *created;   /* destinations created by this run */
+  struct seen *operands;  /* command-line sources already copied, or NULL */
+};
+
+/* A file as the *at() calls reach it, and as messages name it.  */
+struct loc
+{
+  int dirfd;          /* directory REL is looked up in, or AT_FDCWD */
+  char const *rel;
+  char const *name;   /* the whole name, relative to the working directory */
+};
+
+/* A directory being copied, linked to its parents: for -x and for
+   symbolic-link cycles under -L.  */
+struct ancestor
+{
+  struct ancestor const *parent;
+  dev_t dev;
+  ino_t ino;
+};
+
+/* What one operand's walk shares.  */
+struct walk
+{
+  char const *top_src, *top_dst;  /* the operand's names, for messages */
+  bool first_dir_created;         /* the operand's first new directory is
+                                     remembered, to catch copying into
+                                     itself */
+  bool into_self;                 /* that happened: stop the walk */
+};
+
+/* Copy SRC to DST.  COMMAND_LINE: SRC is an operand (for -H and the
+   operand checks).  DST_ABSENT: the caller knows DST does not exist.
+   Report failures GNU's way and return false; never exit.  */
+bool copy_node (struct copy_ctx *c, struct loc const *src,
+                struct loc const *dst, struct ancestor const *parent,
+                struct walk *w, bool command_line, bool dst_absent);
+
+/* dir.c: copy the entries of directory SRC (open as SRC_FD, status SST)
+   into directory DST (open as DST_FD).  */
+bool copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
+                       struct stat const *sst, struct loc const *dst,
+                       int dst_fd, bool dst_new,
+                       struct ancestor const *parent, struct walk *w);
+
+/* dir.c: the directory case of copy_node.  DST_EXISTS: DST is already a
+   directory (merge into it).  */
+bool copy_directory (struct copy_ctx *c, struct loc const *src,
+                     struct stat const *sst, struct loc const *dst,
+                     bool dst_exists, struct ancestor const *parent,
+                     struct walk *w);
+
+/* regular.c: copy the file SRC as a regular file.  *DST_NEW says whether
+   DST had to be created; it becomes true if DST was replaced.  */
+bool copy_regular (struct copy_ctx *c, struct loc const *src,
+                   struct stat const *sst, struct loc const *dst,
+                   bool *dst_new, bool follow);
+
+/* special.c */
+bool copy_symlink (struct copy_ctx *c, struct loc const *src,
+                   struct stat const *sst, struct loc const *dst,
+                   bool dst_new, struct stat const *dst_st);
+bool copy_special (struct copy_ctx *c, struct loc const *src,
+                   struct stat const *sst, struct loc const *dst);
+bool make_hard_link (struct copy_ctx *c, struct loc const *src,
+                     struct loc const *dst, bool follow);
+bool link_to_earlier (struct copy_ctx *c, char const *earlier,
+                      struct loc const *dst);
+bool make_symbolic_link (struct copy_ctx *c, struct loc const *src,
+                         struct loc const *dst);
+
+/* meta.c: the bits a new file is created with, before its final mode
+   is set: group and other permissions are held back while ownership may
+   still change, so no one can open it in between.  */
+mode_t omitted_permissions (struct cp8m_options const *o, mode_t src_mode);
+
+/* meta.c: after the data (or contents) of DST are in place, apply what
+   the options preserve from SST: times, ownership, xattrs, then mode.
+   FD is DST open (or -1: use names).  IS_LINK: DST is a symbolic link.
+   DST_NEW: this run created DST; OMITTED: permissions held back at
+   creation; RESTORE_MODE/WANT_MODE: give DST WANT_MODE at the end (a
+   directory created without u+rwx).  */
+struct meta_plan
+{
+  bool dst_new;
+  bool is_link;
+  mode_t omitted;
+  bool restore_mode;
+  mode_t want_mode;
+};
+bool apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
+                     struct stat const *sst, struct loc const *dst,
+                     int fd, struct meta_plan const *plan);
+
+/* xattr.c: copy the extended attributes of SRC to DST (either by
+   descriptor, or by name when the descriptor is -1).  Report failures
+   only when --preserve=xattr asked for them; return false on failure.  */
+bool copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
+                  struct loc const *dst, int dst_fd);
+
+#endif

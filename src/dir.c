@@ -1,0 +1,158 @@
+/* Directories: create the copy, list the source, copy each entry, then
+   give the copy its final attributes (after its contents, so that their
+   creation does not change its times and a read-only mode does not stop
+   them).
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "error.h"
+#include "filenamecat.h"
+#include "same-inode.h"
+#include "savedir.h"
+
+bool
+copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
+                  struct stat const *sst, struct loc const *dst, int dst_fd,
+                  bool dst_new, struct ancestor const *parent, struct walk *w)
+{
+  /* Sorted by inode number, as GNU cp reads them: -v lists files in the
+     same order, and reading in inode order is faster on most disks.  */
+  int fd = dup (src_fd);
+  DIR *dir = fd < 0 ? NULL : fdopendir (fd);
+  char *names = dir ? streamsavedir (dir, SAVEDIR_SORT_FASTREAD) : NULL;
+  int err = errno;
+  if (dir)
+    closedir (dir);
+  else if (fd >= 0)
+    close (fd);
+  if (!names)
+    {
+      error (0, err, "cannot access %s", quote_file (src->name));
+      return false;
+    }
+
+  struct ancestor self = { parent, sst->st_dev, sst->st_ino };
+  bool ok = true;
+  for (char const *n = names; *n; n += strlen (n) + 1)
+    {
+      char *src_name = file_name_concat (src->name, n, NULL);
+      char *dst_name = file_name_concat (dst->name, n, NULL);
+      struct loc s = { src_fd, n, src_name };
+      struct loc d = { dst_fd, n, dst_name };
+      ok &= copy_node (c, &s, &d, &self, w, false, dst_new);
+      free (src_name);
+      free (dst_name);
+      /* Going on would copy the copy again.  */
+      if (w->into_self)
+        break;
+    }
+  free (names);
+  return ok;
+}
+
+/* Create the directory DST for SRC.  Fill PLAN with what must happen to
+   its mode once its contents are in.  */
+static bool
+make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
+          struct loc const *dst, struct walk *w, struct meta_plan *plan)
+{
+  struct cp8m_options const *o = c->o;
+  /* mkdir decides what to do with set-group-ID and sticky; ask for all
+     the bits, less those held back until ownership is settled.  */
+  if (mkdirat (dst->dirfd, dst->rel,
+               (sst->st_mode & 07777) & ~plan->omitted) != 0)
+    {
+      error (0, errno, "cannot create directory %s", quote_file (dst->name));
+      return false;
+    }
+  struct stat st;
+  if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      error (0, errno, "cannot stat %s", quote_file (dst->name));
+      return false;
+    }
+  /* The contents must go in: make it searchable and writable for now.  */
+  if ((st.st_mode & S_IRWXU) != S_IRWXU)
+    {
+      plan->restore_mode = true;
+      plan->want_mode = st.st_mode;
+      if (fchmodat (dst->dirfd, dst->rel, st.st_mode | S_IRWXU, 0) != 0)
+        {
+          error (0, errno, "setting permissions for %s",
+                 quote_file (dst->name));
+          return false;
+        }
+    }
+  /* The operand's first new directory: meeting it again while walking
+     the source means the copy is inside the source.  */
+  if (!w->first_dir_created)
+    {
+      seen_remember (c->links, st.st_dev, st.st_ino, dst->name);
+      w->first_dir_created = true;
+    }
+  if (o->verbose)
+    diag_verbose (src->name, dst->name);
+  return true;
+}
+
+bool
+copy_directory (struct copy_ctx *c, struct loc const *src,
+                struct stat const *sst, struct loc const *dst,
+                bool dst_exists, struct ancestor const *parent,
+                struct walk *w)
+{
+  struct cp8m_options const *o = c->o;
+  struct meta_plan plan = { .dst_new = !dst_exists };
+  plan.omitted = dst_exists ? 0 : omitted_permissions (o, sst->st_mode);
+  if (!dst_exists && !make_dir (c, src, sst, dst, w, &plan))
+    return false;
+
+  /* SRC was stat'ed through a symlink exactly when copy_node followed
+     one, so it is opened following links, and checked to be the same
+     directory.  */
+  int src_fd = openat (src->dirfd, src->rel,
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+  if (src_fd >= 0 && (fstat (src_fd, &st) != 0 || !SAME_INODE (st, *sst)))
+    {
+      close (src_fd);
+      src_fd = -1;
+      errno = ENOENT;
+    }
+  if (src_fd < 0)
+    {
+      error (0, errno, "cannot access %s", quote_file (src->name));
+      return false;
+    }
+  int dst_fd = openat (dst->dirfd, dst->rel,
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC
+                       | (o->keep_directory_symlink ? 0 : O_NOFOLLOW));
+  if (dst_fd < 0)
+    {
+      error (0, errno, "cannot access %s", quote_file (dst->name));
+      close (src_fd);
+      return false;
+    }
+
+  bool ok = true;
+  /* -x: a mount point is copied as an empty directory.  */
+  if (!(o->one_file_system && parent && parent->dev != sst->st_dev))
+    ok = copy_dir_entries (c, src, src_fd, sst, dst, dst_fd, !dst_exists,
+                           parent, w);
+  ok &= apply_metadata (c, src, src_fd, sst, dst, dst_fd, &plan);
+  close (src_fd);
+  close (dst_fd);
+  return ok;
+}

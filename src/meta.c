@@ -1,0 +1,201 @@
+/* Metadata: times, ownership, extended attributes and permissions (with
+   ACLs), in GNU cp's order and with its tolerance for what cannot be
+   kept.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "acl.h"
+#include "diag.h"
+#include "error.h"
+#include "stat-time.h"
+
+#define ALL_PERMISSIONS (S_IRWXU | S_IRWXG | S_IRWXO)
+
+mode_t
+omitted_permissions (struct cp8m_options const *o, mode_t src_mode)
+{
+  /* Until ownership is final, group and others get nothing: the file
+     may be about to change group.  A new directory never starts
+     writable by others, whatever the umask.  */
+  if (o->preserve_ownership)
+    return src_mode & (S_IRWXG | S_IRWXO);
+  return S_ISDIR (src_mode) ? src_mode & (S_IWGRP | S_IWOTH) : 0;
+}
+
+static bool
+chown_failure_ok (struct cp8m_options const *o, int err)
+{
+  return (err == EPERM || err == EINVAL) && !o->chown_privileges;
+}
+
+/* Give DST the owner and group of SST.  Return 1 on success, 0 when it
+   failed harmlessly (an unprivileged user cannot give files away: the
+   group is still tried), -1 on a reported failure that counts.  */
+static int
+set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
+           int fd, struct meta_plan const *plan, struct stat const *dst_st)
+{
+  struct cp8m_options const *o = c->o;
+  /* An existing file gets its final permission bits only after its
+     owner changes; until then, nobody but its owner may use it.  */
+  if (!plan->dst_new && o->preserve_mode)
+    {
+      mode_t restrictive = dst_st->st_mode & sst->st_mode & S_IRWXU;
+      if ((dst_st->st_mode & 07777 & (~sst->st_mode | S_ISUID | S_ISGID
+                                      | S_ISVTX))
+          && (fd >= 0 ? fchmod (fd, restrictive)
+              : fchmodat (dst->dirfd, dst->rel, restrictive, 0)) != 0)
+        {
+          if (!chown_failure_ok (o, errno))
+            error (0, errno, "clearing permissions for %s",
+                   quote_file (dst->name));
+          return o->require_preserve ? -1 : 0;
+        }
+    }
+  int r = fd >= 0 ? fchown (fd, sst->st_uid, sst->st_gid)
+          : fchownat (dst->dirfd, dst->rel, sst->st_uid, sst->st_gid, 0);
+  if (r == 0)
+    return 1;
+  int err = errno;
+  if (err == EPERM || err == EINVAL)
+    {
+      if (fd >= 0)
+        r = fchown (fd, -1, sst->st_gid);
+      else
+        r = fchownat (dst->dirfd, dst->rel, -1, sst->st_gid, 0);
+      (void) r;
+    }
+  if (!chown_failure_ok (o, err))
+    {
+      error (0, err, "failed to preserve ownership for %s",
+             quote_file (dst->name));
+      if (o->require_preserve)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+chmod_dst (struct loc const *dst, int fd, mode_t mode)
+{
+  return fd >= 0 ? fchmod (fd, mode) : fchmodat (dst->dirfd, dst->rel, mode, 0);
+}
+
+/* The mode step when the mode is not preserved: --no-preserve=mode
+   gives new files the default mode; otherwise permissions held back at
+   creation are given back (less the umask), and a directory made
+   writable for its contents gets its mode back.  */
+static bool
+settle_mode (struct copy_ctx *c, struct stat const *sst,
+             struct loc const *dst, int fd, struct meta_plan const *plan)
+{
+  struct cp8m_options const *o = c->o;
+  mode_t smode = sst->st_mode;
+  if (o->explicit_no_preserve_mode)
+    {
+      if (!plan->dst_new)
+        return true;
+      mode_t mode = (S_ISDIR (smode) || S_ISSOCK (smode)
+                     ? ALL_PERMISSIONS
+                     : ALL_PERMISSIONS & ~(S_IXUSR | S_IXGRP | S_IXOTH))
+                    & ~o->umask;
+      struct stat st;
+      /* A new directory keeps the set-group-ID bit it inherited (GNU
+         9.5 and later).  */
+      if (S_ISDIR (smode)
+          && (fd >= 0 ? fstat (fd, &st)
+              : fstatat (dst->dirfd, dst->rel, &st, 0)) == 0)
+        mode |= st.st_mode & S_ISGID;
+      return set_acl (dst->name, fd, mode) == 0;
+    }
+
+  mode_t omitted = plan->omitted & ~o->umask;
+  bool restore = plan->restore_mode;
+  mode_t want = plan->want_mode;
+  if (omitted && !restore)
+    {
+      struct stat st;
+      if ((fd >= 0 ? fstat (fd, &st)
+           : fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW)) != 0)
+        {
+          error (0, errno, "cannot stat %s", quote_file (dst->name));
+          return false;
+        }
+      want = st.st_mode;
+      restore = (omitted & ~want) != 0;
+    }
+  if (restore && chmod_dst (dst, fd, (want | omitted) & 07777) != 0)
+    {
+      error (0, errno, "preserving permissions for %s",
+             quote_file (dst->name));
+      return !o->require_preserve;
+    }
+  return true;
+}
+
+bool
+apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
+                struct stat const *sst, struct loc const *dst, int fd,
+                struct meta_plan const *plan)
+{
+  struct cp8m_options const *o = c->o;
+  mode_t src_mode = sst->st_mode;
+
+  if (o->preserve_timestamps)
+    {
+      struct timespec ts[2] = { get_stat_atime (sst), get_stat_mtime (sst) };
+      int r = fd >= 0 ? futimens (fd, ts)
+              : utimensat (dst->dirfd, dst->rel, ts,
+                           plan->is_link ? AT_SYMLINK_NOFOLLOW : 0);
+      if (r != 0)
+        {
+          error (0, errno, "preserving times for %s", quote_file (dst->name));
+          if (o->require_preserve)
+            return false;
+        }
+    }
+
+  if (o->preserve_ownership && !plan->is_link)
+    {
+      struct stat dst_st;
+      if ((fd >= 0 ? fstat (fd, &dst_st)
+           : fstatat (dst->dirfd, dst->rel, &dst_st, AT_SYMLINK_NOFOLLOW))
+          != 0)
+        {
+          error (0, errno, "cannot stat %s", quote_file (dst->name));
+          return false;
+        }
+      if (plan->dst_new || dst_st.st_uid != sst->st_uid
+          || dst_st.st_gid != sst->st_gid)
+        switch (set_owner (c, sst, dst, fd, plan, &dst_st))
+          {
+          case -1:
+            return false;
+          case 0:
+            /* Not the owner: these bits would now mean something else.  */
+            src_mode &= ~(S_ISUID | S_ISGID | S_ISVTX);
+            break;
+          }
+    }
+
+  /* After the owner: changing it clears file capabilities.  */
+  if (o->preserve_xattr && !plan->is_link
+      && !copy_xattrs (c, src, src_fd, dst, fd) && o->require_preserve_xattr)
+    return false;
+
+  if (plan->is_link)
+    return true;
+  if (o->preserve_mode)
+    return copy_acl (src->name, src_fd, dst->name, fd, src_mode) == 0
+           || !o->require_preserve;
+  return settle_mode (c, sst, dst, fd, plan);
+}

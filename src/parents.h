@@ -1,0 +1,38 @@
+/* --parents: the directories leading to each copied operand, created
+   under the target directory like their sources, and given their
+   sources' attributes once the operand is copied.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_PARENTS_H
+#define CP8M_PARENTS_H
+
+#include <stdbool.h>
+
+#include "options.h"
+
+struct parent_dir;
+
+/* The directories met on the way, deepest first.  */
+struct parents
+{
+  struct parent_dir *list;
+};
+
+/* DST is the target directory's name joined with the operand; REL
+   points into DST at the operand.  Make sure every directory of REL
+   exists under DIRFD, creating the missing ones (printed under -v as
+   "SRC -> DST", unquoted, as GNU does).  Set *DST_ABSENT when the
+   operand's own parent was just created.  Report failures and return
+   false.  */
+bool parents_make (struct cp8m_options const *o, int dirfd, char *dst,
+                   char *rel, struct parents *made, bool *dst_absent);
+
+/* After the operand is copied: give each directory on the way the
+   attributes the options preserve, from its source.  */
+bool parents_finish (struct cp8m_options const *o, int dirfd,
+                     struct parents const *made);
+
+void parents_free (struct parents *made);
+
+#endif

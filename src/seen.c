@@ -1,0 +1,128 @@
+/* An open-addressing hash table from (dev, ino) to a name.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "seen.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "xalloc.h"
+
+struct slot
+{
+  dev_t dev;
+  ino_t ino;
+  char *name;   /* NULL: empty; TOMBSTONE: forgotten */
+};
+
+static char tombstone;
+#define TOMBSTONE (&tombstone)
+
+struct seen
+{
+  struct slot *slots;
+  size_t size;    /* a power of two */
+  size_t used;    /* live entries plus tombstones */
+};
+
+struct seen *
+seen_new (void)
+{
+  struct seen *s = xmalloc (sizeof *s);
+  s->size = 64;
+  s->used = 0;
+  s->slots = xcalloc (s->size, sizeof *s->slots);
+  return s;
+}
+
+void
+seen_free (struct seen *s)
+{
+  if (!s)
+    return;
+  for (size_t i = 0; i < s->size; i++)
+    if (s->slots[i].name != TOMBSTONE)
+      free (s->slots[i].name);
+  free (s->slots);
+  free (s);
+}
+
+static size_t
+hash (dev_t dev, ino_t ino)
+{
+  uint64_t h = (uint64_t) ino * 0x9E3779B97F4A7C15u ^ (uint64_t) dev;
+  return h ^ (h >> 29);
+}
+
+/* The slot holding DEV/INO, or the empty slot where it would go.  */
+static struct slot *
+find (struct seen const *s, dev_t dev, ino_t ino)
+{
+  size_t mask = s->size - 1;
+  struct slot *free_slot = NULL;
+  for (size_t i = hash (dev, ino) & mask;; i = (i + 1) & mask)
+    {
+      struct slot *sl = &s->slots[i];
+      if (!sl->name)
+        return free_slot ? free_slot : sl;
+      if (sl->name == TOMBSTONE)
+        {
+          if (!free_slot)
+            free_slot = sl;
+        }
+      else if (sl->dev == dev && sl->ino == ino)
+        return sl;
+    }
+}
+
+static void
+grow (struct seen *s)
+{
+  struct slot *old = s->slots;
+  size_t old_size = s->size;
+  s->size *= 2;
+  s->slots = xcalloc (s->size, sizeof *s->slots);
+  s->used = 0;
+  for (size_t i = 0; i < old_size; i++)
+    if (old[i].name && old[i].name != TOMBSTONE)
+      {
+        *find (s, old[i].dev, old[i].ino) = old[i];
+        s->used++;
+      }
+  free (old);
+}
+
+char const *
+seen_lookup (struct seen const *s, dev_t dev, ino_t ino)
+{
+  struct slot *sl = find (s, dev, ino);
+  return sl->name && sl->name != TOMBSTONE ? sl->name : NULL;
+}
+
+char const *
+seen_remember (struct seen *s, dev_t dev, ino_t ino, char const *name)
+{
+  struct slot *sl = find (s, dev, ino);
+  if (sl->name && sl->name != TOMBSTONE)
+    return sl->name;
+  if (!sl->name)
+    s->used++;
+  *sl = (struct slot) { dev, ino, xstrdup (name) };
+  if (2 * s->used > s->size)
+    grow (s);
+  return NULL;
+}
+
+void
+seen_forget (struct seen *s, dev_t dev, ino_t ino)
+{
+  struct slot *sl = find (s, dev, ino);
+  if (sl->name && sl->name != TOMBSTONE)
+    {
+      free (sl->name);
+      sl->name = TOMBSTONE;
+    }
+}

@@ -1,0 +1,208 @@
+/* Everything that is not copied by moving data: symbolic links, FIFOs,
+   device nodes and sockets, and the links -l, -s and --preserve=links
+   make instead of copies.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "areadlink.h"
+#include "diag.h"
+#include "dirname.h"
+#include "error.h"
+#include "same-inode.h"
+
+/* Make DST a symbolic link to TARGET.  With REPLACE, an existing DST is
+   replaced (through a temporary name and rename, so that DST never
+   disappears).  Return 0, or -1 with errno.  */
+static int
+force_symlinkat (char const *target, struct loc const *dst, bool replace)
+{
+  if (symlinkat (target, dst->dirfd, dst->rel) == 0)
+    return 0;
+  if (errno != EEXIST || !replace)
+    return -1;
+  char tmp[64];
+  for (unsigned int i = 0;; i++)
+    {
+      size_t dirlen = last_component (dst->rel) - dst->rel;
+      char *name = malloc (dirlen + sizeof tmp);
+      if (!name)
+        return -1;
+      snprintf (tmp, sizeof tmp, ".cp8M-%ld-%u", (long) getpid (), i);
+      memcpy (name, dst->rel, dirlen);
+      strcpy (name + dirlen, tmp);
+      int r = symlinkat (target, dst->dirfd, name);
+      if (r == 0)
+        {
+          r = renameat (dst->dirfd, name, dst->dirfd, dst->rel);
+          int err = errno;
+          if (r != 0)
+            unlinkat (dst->dirfd, name, 0);
+          free (name);
+          errno = err;
+          return r;
+        }
+      free (name);
+      if (errno != EEXIST || i > 100)
+        return -1;
+    }
+}
+
+/* Did the failed ownership change fail only because we may not give
+   files away?  Then GNU cp stays silent.  */
+static bool
+chown_failure_ok (struct cp8m_options const *o, int err)
+{
+  return (err == EPERM || err == EINVAL) && !o->chown_privileges;
+}
+
+bool
+copy_symlink (struct copy_ctx *c, struct loc const *src,
+              struct stat const *sst, struct loc const *dst, bool dst_new,
+              struct stat const *dst_st)
+{
+  struct cp8m_options const *o = c->o;
+  char *target = areadlinkat_with_size (src->dirfd, src->rel, sst->st_size);
+  if (!target)
+    {
+      error (0, errno, "cannot read symbolic link %s", quote_file (src->name));
+      return false;
+    }
+  int r = force_symlinkat (target, dst, o->force);
+  if (r != 0 && errno == EEXIST && o->update != UPDATE_ALL && !dst_new
+      && dst_st && S_ISLNK (dst_st->st_mode)
+      && (size_t) dst_st->st_size == strlen (target))
+    {
+      /* -u: the destination may already be this very link.  */
+      char *old = areadlinkat_with_size (dst->dirfd, dst->rel,
+                                         dst_st->st_size);
+      if (old && strcmp (old, target) == 0)
+        r = 0;
+      free (old);
+    }
+  int err = errno;
+  free (target);
+  if (r != 0)
+    {
+      error (0, err, "cannot create symbolic link %s", quote_file (dst->name));
+      return false;
+    }
+
+  if (o->preserve_ownership
+      && fchownat (dst->dirfd, dst->rel, sst->st_uid, sst->st_gid,
+                   AT_SYMLINK_NOFOLLOW) != 0
+      && !chown_failure_ok (o, errno))
+    {
+      error (0, errno, "failed to preserve ownership for %s",
+             quote_file (dst->name));
+      if (o->require_preserve)
+        return false;
+    }
+  struct meta_plan plan = { .dst_new = true, .is_link = true };
+  return apply_metadata (c, src, -1, sst, dst, -1, &plan);
+}
+
+bool
+copy_special (struct copy_ctx *c, struct loc const *src,
+              struct stat const *sst, struct loc const *dst)
+{
+  mode_t omitted = omitted_permissions (c->o, sst->st_mode);
+  mode_t mode = sst->st_mode & ~omitted;
+  if (S_ISFIFO (sst->st_mode))
+    {
+      if (mknodat (dst->dirfd, dst->rel, mode, 0) != 0
+          && mkfifoat (dst->dirfd, dst->rel, mode & ~S_IFIFO) != 0)
+        {
+          error (0, errno, "cannot create fifo %s", quote_file (dst->name));
+          return false;
+        }
+    }
+  else if (mknodat (dst->dirfd, dst->rel, mode, sst->st_rdev) != 0)
+    {
+      error (0, errno, "cannot create special file %s",
+             quote_file (dst->name));
+      return false;
+    }
+  struct meta_plan plan = { .dst_new = true, .omitted = omitted };
+  return apply_metadata (c, src, -1, sst, dst, -1, &plan);
+}
+
+/* Link DST to the file at FROM_DIRFD/FROM_REL (named FROM in messages);
+   an existing DST is replaced when the options allow it.  */
+static bool
+hard_link (struct copy_ctx *c, int from_dirfd, char const *from_rel,
+           char const *from, struct loc const *dst, bool follow)
+{
+  struct cp8m_options const *o = c->o;
+  int flags = follow ? AT_SYMLINK_FOLLOW : 0;
+  int r = linkat (from_dirfd, from_rel, dst->dirfd, dst->rel, flags);
+  if (r != 0 && errno == EEXIST && (o->force || o->interactive
+                                    || o->preserve_links))
+    {
+      if (unlinkat (dst->dirfd, dst->rel, 0) == 0)
+        r = linkat (from_dirfd, from_rel, dst->dirfd, dst->rel, flags);
+      else
+        errno = EEXIST;
+    }
+  if (r != 0)
+    {
+      error (0, errno, "cannot create hard link %s to %s",
+             quote_file_n (0, dst->name), quote_file_n (1, from));
+      return false;
+    }
+  return true;
+}
+
+bool
+make_hard_link (struct copy_ctx *c, struct loc const *src,
+                struct loc const *dst, bool follow)
+{
+  return hard_link (c, src->dirfd, src->rel, src->name, dst, follow);
+}
+
+bool
+link_to_earlier (struct copy_ctx *c, char const *earlier,
+                 struct loc const *dst)
+{
+  return hard_link (c, AT_FDCWD, earlier, earlier, dst, false);
+}
+
+bool
+make_symbolic_link (struct copy_ctx *c, struct loc const *src,
+                    struct loc const *dst)
+{
+  /* A relative target only means the same thing from the current
+     directory.  */
+  if (src->name[0] != '/')
+    {
+      char *parent = dir_name (dst->name);
+      struct stat dot, pst;
+      bool here = strcmp (parent, ".") == 0
+                  || stat (".", &dot) != 0 || stat (parent, &pst) != 0
+                  || SAME_INODE (dot, pst);
+      free (parent);
+      if (!here)
+        {
+          error (0, 0, "%s: can make relative symbolic links only in "
+                 "current directory", quote_file_if_needed (dst->name));
+          return false;
+        }
+    }
+  if (force_symlinkat (src->name, dst, c->o->force) != 0)
+    {
+      error (0, errno, "cannot create symbolic link %s to %s",
+             quote_file_n (0, dst->name), quote_file_n (1, src->name));
+      return false;
+    }
+  return true;
+}

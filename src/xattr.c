@@ -1,0 +1,150 @@
+/* Extended attributes, copied through the system calls (no libattr), with
+   the skip list libattr applies by default: ACLs are copied as
+   permissions (meta.c), and some attributes belong to one filesystem or
+   one machine.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#include "diag.h"
+#include "error.h"
+#include "xalloc.h"
+
+/* Not copied as attributes: the ACLs (copied as permissions), SELinux
+   labels (that is --preserve=context, which needs SELinux), and what
+   Debian's /etc/xattr.conf tells libattr to skip.  */
+static char const *const skipped[] =
+{
+  "system.nfs4_acl", "system.nfs4acl",
+  "system.posix_acl_access", "system.posix_acl_default",
+  "trusted.SGI_ACL_DEFAULT", "trusted.SGI_ACL_FILE", "trusted.SGI_CAP_FILE",
+  "trusted.SGI_DMI_*", "trusted.SGI_MAC_FILE", "xfsroot.*",
+  "user.Beagle.*", "security.evm", "afs.*", "security.selinux",
+};
+
+static bool
+is_skipped (char const *name)
+{
+  for (size_t i = 0; i < sizeof skipped / sizeof *skipped; i++)
+    if (fnmatch (skipped[i], name, 0) == 0)
+      return true;
+  return false;
+}
+
+/* "Operation not supported" and "no such attribute" are what a
+   destination without xattrs says; GNU cp keeps quiet about those unless
+   --preserve=xattr was explicit.  */
+static bool
+unsupported (int err)
+{
+  return err == ENOTSUP || err == ENODATA;
+}
+
+/* Report ERR about attribute work, as the options want.  */
+static void
+report (struct cp8m_options const *o, int err, char const *fmt,
+        char const *a, char const *b)
+{
+  bool all = o->attributes_only || o->require_preserve_xattr;
+  bool some = !all && !o->reduce_diagnostics;
+  if (all || (some && !unsupported (err)))
+    {
+      if (b)
+        error (0, err, fmt, quote_file_n (0, a), quote_file_n (1, b));
+      else
+        error (0, err, fmt, quote_file (a));
+    }
+}
+
+static ssize_t
+list (struct loc const *l, int fd, char *buf, size_t size)
+{
+  return fd >= 0 ? flistxattr (fd, buf, size) : listxattr (l->name, buf, size);
+}
+
+static ssize_t
+get (struct loc const *l, int fd, char const *name, void *buf, size_t size)
+{
+  return fd >= 0 ? fgetxattr (fd, name, buf, size)
+         : getxattr (l->name, name, buf, size);
+}
+
+static int
+set (struct loc const *l, int fd, char const *name, void const *buf,
+     size_t size)
+{
+  return fd >= 0 ? fsetxattr (fd, name, buf, size, 0)
+         : setxattr (l->name, name, buf, size, 0);
+}
+
+/* Read all of an attribute list or value, growing the buffer as other
+   processes may add to it meanwhile.  */
+static char *
+read_all (struct loc const *l, int fd, char const *name, ssize_t *len)
+{
+  for (;;)
+    {
+      ssize_t n = name ? get (l, fd, name, NULL, 0) : list (l, fd, NULL, 0);
+      if (n < 0)
+        return NULL;
+      char *buf = xmalloc (n + 1);
+      ssize_t m = name ? get (l, fd, name, buf, n) : list (l, fd, buf, n);
+      if (m >= 0)
+        {
+          *len = m;
+          return buf;
+        }
+      int err = errno;
+      free (buf);
+      errno = err;
+      if (err != ERANGE)
+        return NULL;
+    }
+}
+
+bool
+copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
+             struct loc const *dst, int dst_fd)
+{
+  struct cp8m_options const *o = c->o;
+  ssize_t len;
+  char *names = read_all (src, src_fd, NULL, &len);
+  if (!names)
+    {
+      if (unsupported (errno))
+        return true;
+      report (o, errno, "listing attributes of %s", src->name, NULL);
+      return false;
+    }
+  bool ok = true;
+  for (char const *n = names; n < names + len; n += strlen (n) + 1)
+    {
+      if (is_skipped (n))
+        continue;
+      ssize_t vlen;
+      char *value = read_all (src, src_fd, n, &vlen);
+      if (!value)
+        {
+          report (o, errno, "getting attribute %s of %s", n, src->name);
+          ok = false;
+          continue;
+        }
+      if (set (dst, dst_fd, n, value, vlen) != 0)
+        {
+          report (o, errno, "setting attribute %s for %s", n, dst->name);
+          ok = false;
+        }
+      free (value);
+    }
+  free (names);
+  return ok;
+}
