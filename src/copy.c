@@ -169,6 +169,41 @@ is_ancestor (struct stat const *st, struct ancestor const *a)
   return false;
 }
 
+/* Move DST aside as its backup; return the backup's name relative to
+   DST's directory descriptor, or NULL with errno.  gnulib's
+   backup_file_rename is given the file's own directory and base name:
+   with a name holding a slash, this gnulib (2023) renames the wrong
+   path when an "existing" backup falls back to a simple one.  */
+static char *
+make_backup (struct loc const *dst, enum backup_type type)
+{
+  char const *base = last_component (dst->rel);
+  if (base == dst->rel)
+    return backup_file_rename (dst->dirfd, dst->rel, type);
+  size_t dirlen = base - dst->rel;
+  char *dir = xmalloc (dirlen + 1);
+  memcpy (dir, dst->rel, dirlen);
+  dir[dirlen] = '\0';
+  int fd = openat (dst->dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char *b = NULL;
+  if (fd >= 0)
+    {
+      char *name = backup_file_rename (fd, base, type);
+      int err = errno;
+      close (fd);
+      if (name)
+        {
+          b = xmalloc (dirlen + strlen (name) + 1);
+          memcpy (b, dir, dirlen);
+          strcpy (b + dirlen, name);
+          free (name);
+        }
+      errno = err;
+    }
+  free (dir);
+  return b;
+}
+
 /* An existing destination stands in the way: decide, as GNU cp does,
    whether to go on (true, *DST_NEW set if it was moved or removed),
    skip quietly (true, *SKIP set) or fail (false).  *BACKUP gets the
@@ -250,7 +285,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
     return true;
   if (o->backup_type != no_backups)
     {
-      char *b = backup_file_rename (dst->dirfd, dst->rel, o->backup_type);
+      char *b = make_backup (dst, o->backup_type);
       if (!b && errno != ENOENT)
         {
           error (0, errno, "cannot backup %s", quote_file (dst->name));
@@ -431,7 +466,7 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
     {
       if (backup)
         {
-          char *shown = sibling_name (dst->name, backup);
+          char *shown = sibling_name (dst->name, last_component (backup));
           diag_verbose_backup (src->name, dst->name, shown);
           free (shown);
         }

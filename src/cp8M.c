@@ -22,7 +22,10 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "backupfile.h"
 
 #include "cleanup.h"
 #include "closeout.h"
@@ -168,13 +171,29 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
   char *base = xstrdup (last_component (arg));
   strip_slashes (base);
   /* 'cp -R src/.. dest' copies into dest itself, not dest/..  */
-  char *dst = strcmp (base, "..") == 0 ? xstrdup (t->dir)
-              : file_name_concat (t->dir, base, NULL);
-  ok = copy_top (c, arg, t->dirfd, strcmp (base, "..") == 0 ? "." : base,
-                 dst, false);
+  if (strcmp (base, "..") == 0)
+    strcpy (base, ".");
+  char *dst = file_name_concat (t->dir, base, NULL);
+  ok = copy_top (c, arg, t->dirfd, base, dst, false);
   free (dst);
   free (base);
   return ok;
+}
+
+/* 'cp --force --backup a a' copies a to its backup name (GNU's special
+   case): return the destination to use, and then make no backup.  */
+static char *
+backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
+{
+  struct stat st;
+  if (o->force && o->backup_type != no_backups && strcmp (src, dest) == 0
+      && stat (dest, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      char *b = find_backup_file_name (AT_FDCWD, dest, o->backup_type);
+      o->backup_type = no_backups;
+      return b;
+    }
+  return xstrdup (dest);
 }
 
 int
@@ -211,10 +230,12 @@ main (int argc, char **argv)
       ok &= copy_into (&c, &t, t.sources[i]);
   else
     {
+      /* --strip-trailing-slashes applies only to copies into a
+         directory, as in GNU cp.  */
       char *src = t.sources[0];
-      if (o.strip_trailing_slashes)
-        strip_slashes (src);
-      ok = copy_top (&c, src, AT_FDCWD, t.dest, t.dest, false);
+      char *dest = backup_of_itself (&o, src, t.dest);
+      ok = copy_top (&c, src, AT_FDCWD, dest, dest, false);
+      free (dest);
     }
 
   seen_free (c.links);

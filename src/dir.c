@@ -122,6 +122,7 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   /* SRC was stat'ed through a symlink exactly when copy_node followed
      one, so it is opened following links, and checked to be the same
      directory.  */
+  bool ok = true;
   int src_fd = openat (src->dirfd, src->rel,
                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
@@ -134,7 +135,7 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   if (src_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (src->name));
-      return false;
+      ok = false;
     }
   int dst_fd = openat (dst->dirfd, dst->rel,
                        O_RDONLY | O_DIRECTORY | O_CLOEXEC
@@ -142,17 +143,20 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   if (dst_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (dst->name));
-      close (src_fd);
+      if (src_fd >= 0)
+        close (src_fd);
       return false;
     }
 
-  bool ok = true;
   /* -x: a mount point is copied as an empty directory.  */
-  if (!(o->one_file_system && parent && parent->dev != sst->st_dev))
+  if (ok && !(o->one_file_system && parent && parent->dev != sst->st_dev))
     ok = copy_dir_entries (c, src, src_fd, sst, dst, dst_fd, !dst_exists,
                            parent, w);
+  /* Even when the source could not be read: the copy still gets the
+     attributes, as GNU cp gives them.  */
   ok &= apply_metadata (c, src, src_fd, sst, dst, dst_fd, &plan);
-  close (src_fd);
+  if (src_fd >= 0)
+    close (src_fd);
   close (dst_fd);
   return ok;
 }

@@ -94,7 +94,11 @@ line"
 echo x >"tree/sp ace"
 mkdir tree/dir
 ln -s nowhere tree/dangling
-for args in "x y" "dir e" "it's it's" "sp*ace ./sp*ace" "-T it's dir" \
+# GNU 9.5 and later also name the source here; 9.1 does not.
+cp -a tree t9 && cd t9 &&
+  expect 1 "cp8M: cannot overwrite directory 'dir' with non-directory \"it's\"" \
+    cp8M -T "it's" dir && cd .. || fail "-T it's dir"
+for args in "x y" "dir e" "it's it's" "sp*ace ./sp*ace" \
             "it's dangling" "it's sp*ace nodir" "-t nodir it's" \
             "" "it's" "-T a b c" "-t dir -T a" "new*line missing dir" \
             "-v it's copy" "-v it's sp*ace dir"; do

@@ -36,29 +36,40 @@ expect () {
     fail "'$*' exited $_status, expected $_want_status"
 }
 
-# same_as_gnu ARGS...: run "cp ARGS" with GNU cp and with cp8M (both
-# invoked by the name "cp", so messages start alike) in the current
-# directory; standard output, standard error and exit status must match.
-# Each run starts from the same tree: ./tree is copied to ./gnu and ./ours.
-same_as_gnu () {
+# run_both TREE ARGS...: copy ./TREE to ./gnu and ./ours and run "cp ARGS"
+# in each: GNU cp, then cp8M, both invoked by the name "cp" so that
+# messages start alike.  Each run first does the shell commands in
+# $RUN_SETUP (in the copy) and goes through the command $RUN_PREFIX (say
+# "as_nobody" or "timeout 10"; word-split), when set.  Standard output,
+# standard error and exit status must match.
+run_both () {
+  _tree=$1
+  shift
   mkdir -p "$work/bin-cp8m" "$work/bin-gnu"
   ln -sf "$CP8M" "$work/bin-cp8m/cp"
   ln -sf "$GNU_CP" "$work/bin-gnu/cp"
   for _side in gnu ours; do
-    rm -rf "$work/$_side" && "$GNU_CP" -a "$work/tree" "$work/$_side" ||
+    rm -rf "$work/$_side" && "$GNU_CP" -a "$work/$_tree" "$work/$_side" ||
       fail "cannot set up $_side"
     _bin=$work/bin-gnu
     [ "$_side" = ours ] && _bin=$work/bin-cp8m
-    (cd "$work/$_side" &&
-     PATH=$_bin:$PATH cp "$@" >"$work/.$_side.out" 2>"$work/.$_side.err"
+    (cd "$work/$_side" && eval "${RUN_SETUP:-:}" &&
+     $RUN_PREFIX env PATH="$_bin:$PATH" cp "$@" \
+       >"$work/.$_side.out" 2>"$work/.$_side.err"
      echo $? >"$work/.$_side.status")
   done
   for _f in out err status; do
     if ! cmp -s "$work/.gnu.$_f" "$work/.ours.$_f"; then
       diff -u "$work/.gnu.$_f" "$work/.ours.$_f" >&2
-      fail "'cp $*': $_f differs from GNU cp (above: GNU first)"
+      fail "'cp $*'${RUN_PREFIX:+ (through $RUN_PREFIX)}: $_f differs from GNU cp (above: GNU first)"
     fi
   done
+}
+
+# same_as_gnu ARGS...: run_both on ./tree; the resulting trees must match
+# too (names, types, modes, sizes, link targets and contents).
+same_as_gnu () {
+  run_both tree "$@"
   tree_listing gnu >"$work/.gnu.tree"
   tree_listing ours >"$work/.ours.tree"
   if ! cmp -s "$work/.gnu.tree" "$work/.ours.tree" ||
