@@ -21,7 +21,7 @@
 #include "same.h"
 #include "same-inode.h"
 #include "stat-time.h"
-#include "timespec.h"
+#include "utimecmp.h"
 #include "xalloc.h"
 
 /* May SRC be copied onto DST, which exists and may be the same file?
@@ -130,11 +130,15 @@ same_file_ok (struct cp8m_options const *o, struct loc const *src,
   return false;
 }
 
-/* Is DST's modification time at least SRC's?  (-u skips then.)  */
+/* Is DST's modification time at least SRC's?  (-u skips then.)  gnulib's
+   utimecmp, as GNU cp uses: it allows for the destination filesystem's
+   timestamp resolution, and with -p for the source time's truncation.  */
 static bool
-dest_not_older (struct stat const *sst, struct stat const *dst_st)
+dest_not_older (struct cp8m_options const *o, struct stat const *sst,
+                struct loc const *dst, struct stat const *dst_st)
 {
-  return timespec_cmp (get_stat_mtime (dst_st), get_stat_mtime (sst)) >= 0;
+  int options = o->preserve_timestamps ? UTIMECMP_TRUNCATE_SOURCE : 0;
+  return utimecmpat (dst->dirfd, dst->rel, dst_st, sst, options) >= 0;
 }
 
 /* -i: ask whether to overwrite DST.  */
@@ -235,7 +239,8 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
 
   if (!S_ISDIR (smode))
     {
-      bool older = o->update == UPDATE_OLDER && dest_not_older (sst, dst_st);
+      bool older = o->update == UPDATE_OLDER
+                   && dest_not_older (o, sst, dst, dst_st);
       if (o->update == UPDATE_NONE_FAIL)
         {
           error (0, 0, "not replacing %s", quote_file (dst->name));
@@ -243,14 +248,16 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
         }
       if (o->update == UPDATE_NONE || older)
         {
-          /* A skipped file is still "copied" for --preserve=links: a
-             later hard link to it must become a link to DST.  */
-          if (older && o->preserve_links && sst->st_nlink > 1)
-            seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name);
           if (o->debug)
             printf ("skipped %s\n", quote_file (dst->name));
           *skip = true;
-          return true;
+          /* -u still records the pair: a later name of the same source
+             file becomes a hard link to DST (replacing whatever is
+             there), as GNU cp does, with or without --preserve=links.  */
+          char const *earlier = older
+            ? seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name)
+            : NULL;
+          return !earlier || link_to_earlier (c, earlier, dst);
         }
       if (o->interactive && !overwrite_ok (o, dst, dst_st))
         {
@@ -295,8 +302,9 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       *dst_new = true;
     }
   else if (o->remove_destination
-           || (o->preserve_links && 1 < dst_st->st_nlink)
-           || (o->dereference == DEREF_NEVER && !S_ISREG (smode)))
+           || (!o->attributes_only
+               && ((o->preserve_links && 1 < dst_st->st_nlink)
+                   || (o->dereference == DEREF_NEVER && !S_ISREG (smode)))))
     {
       if (unlinkat (dst->dirfd, dst->rel, 0) != 0 && errno != ENOENT)
         {

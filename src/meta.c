@@ -46,14 +46,13 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
 {
   struct cp8m_options const *o = c->o;
   /* An existing file gets its final permission bits only after its
-     owner changes; until then, nobody but its owner may use it.  */
+     owner changes; until then, nobody but its owner may use it.  This
+     goes through the ACL (as in GNU cp), which leaves the set-user-ID,
+     set-group-ID and sticky bits alone.  */
   if (!plan->dst_new && o->preserve_mode)
     {
       mode_t restrictive = dst_st->st_mode & sst->st_mode & S_IRWXU;
-      if ((dst_st->st_mode & 07777 & (~sst->st_mode | S_ISUID | S_ISGID
-                                      | S_ISVTX))
-          && (fd >= 0 ? fchmod (fd, restrictive)
-              : fchmodat (dst->dirfd, dst->rel, restrictive, 0)) != 0)
+      if (qset_acl (dst->name, fd, restrictive) != 0)
         {
           if (!chown_failure_ok (o, errno))
             error (0, errno, "clearing permissions for %s",

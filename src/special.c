@@ -21,41 +21,71 @@
 #include "error.h"
 #include "same-inode.h"
 
-/* Make DST a symbolic link to TARGET.  With REPLACE, an existing DST is
-   replaced (through a temporary name and rename, so that DST never
-   disappears).  Return 0, or -1 with errno.  */
-static int
-force_symlinkat (char const *target, struct loc const *dst, bool replace)
+/* Make the link MAKE describes at DIRFD/NAME: a symbolic link to TARGET
+   (FROM_REL NULL), or a hard link to FROM_DIRFD/FROM_REL.  */
+struct link_req
 {
-  if (symlinkat (target, dst->dirfd, dst->rel) == 0)
+  char const *target;
+  int from_dirfd;
+  char const *from_rel;
+  int flags;
+};
+
+static int
+make_link (struct link_req const *l, int dirfd, char const *name)
+{
+  return l->from_rel
+         ? linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags)
+         : symlinkat (l->target, dirfd, name);
+}
+
+/* Make DST the link L.  With REPLACE, an existing DST is replaced through
+   a temporary name and rename, so that DST never disappears (and, as
+   with GNU cp, a directory in the way says "Is a directory").  Return 0,
+   or -1 with errno; set *REPLACED when an existing DST was replaced.  */
+static int
+force_link (struct link_req const *l, struct loc const *dst, bool replace,
+            bool *replaced)
+{
+  *replaced = false;
+  if (make_link (l, dst->dirfd, dst->rel) == 0)
     return 0;
   if (errno != EEXIST || !replace)
     return -1;
-  char tmp[64];
-  for (unsigned int i = 0;; i++)
+  size_t dirlen = last_component (dst->rel) - dst->rel;
+  char *name = malloc (dirlen + 64);
+  if (!name)
+    return -1;
+  memcpy (name, dst->rel, dirlen);
+  int r = -1;
+  for (unsigned int i = 0; i < 100; i++)
     {
-      size_t dirlen = last_component (dst->rel) - dst->rel;
-      char *name = malloc (dirlen + sizeof tmp);
-      if (!name)
-        return -1;
-      snprintf (tmp, sizeof tmp, ".cp8M-%ld-%u", (long) getpid (), i);
-      memcpy (name, dst->rel, dirlen);
-      strcpy (name + dirlen, tmp);
-      int r = symlinkat (target, dst->dirfd, name);
-      if (r == 0)
+      snprintf (name + dirlen, 64, ".cp8M-%ld-%u", (long) getpid (), i);
+      if (make_link (l, dst->dirfd, name) != 0)
         {
-          r = renameat (dst->dirfd, name, dst->dirfd, dst->rel);
-          int err = errno;
-          if (r != 0)
-            unlinkat (dst->dirfd, name, 0);
-          free (name);
-          errno = err;
-          return r;
+          if (errno == EEXIST)
+            continue;
+          break;
         }
-      free (name);
-      if (errno != EEXIST || i > 100)
-        return -1;
+      r = renameat (dst->dirfd, name, dst->dirfd, dst->rel);
+      int err = errno;
+      if (r != 0)
+        unlinkat (dst->dirfd, name, 0);
+      else
+        *replaced = true;
+      errno = err;
+      break;
     }
+  free (name);
+  return r;
+}
+
+static int
+force_symlinkat (char const *target, struct loc const *dst, bool replace)
+{
+  struct link_req l = { .target = target };
+  bool replaced;
+  return force_link (&l, dst, replace, &replaced);
 }
 
 /* Did the failed ownership change fail only because we may not give
@@ -138,28 +168,22 @@ copy_special (struct copy_ctx *c, struct loc const *src,
 }
 
 /* Link DST to the file at FROM_DIRFD/FROM_REL (named FROM in messages);
-   an existing DST is replaced when the options allow it.  */
+   an existing DST is replaced when REPLACE (and -v says so).  */
 static bool
-hard_link (struct copy_ctx *c, int from_dirfd, char const *from_rel,
-           char const *from, struct loc const *dst, bool follow)
+hard_link (struct cp8m_options const *o, int from_dirfd, char const *from_rel,
+           char const *from, struct loc const *dst, bool follow, bool replace)
 {
-  struct cp8m_options const *o = c->o;
-  int flags = follow ? AT_SYMLINK_FOLLOW : 0;
-  int r = linkat (from_dirfd, from_rel, dst->dirfd, dst->rel, flags);
-  if (r != 0 && errno == EEXIST && (o->force || o->interactive
-                                    || o->preserve_links))
-    {
-      if (unlinkat (dst->dirfd, dst->rel, 0) == 0)
-        r = linkat (from_dirfd, from_rel, dst->dirfd, dst->rel, flags);
-      else
-        errno = EEXIST;
-    }
-  if (r != 0)
+  struct link_req l = { .from_dirfd = from_dirfd, .from_rel = from_rel,
+                        .flags = follow ? AT_SYMLINK_FOLLOW : 0 };
+  bool replaced;
+  if (force_link (&l, dst, replace, &replaced) != 0)
     {
       error (0, errno, "cannot create hard link %s to %s",
              quote_file_n (0, dst->name), quote_file_n (1, from));
       return false;
     }
+  if (replaced && o->verbose)
+    printf ("removed %s\n", quote_file (dst->name));
   return true;
 }
 
@@ -167,14 +191,15 @@ bool
 make_hard_link (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, bool follow)
 {
-  return hard_link (c, src->dirfd, src->rel, src->name, dst, follow);
+  return hard_link (c->o, src->dirfd, src->rel, src->name, dst, follow,
+                    c->o->force || c->o->interactive);
 }
 
 bool
 link_to_earlier (struct copy_ctx *c, char const *earlier,
                  struct loc const *dst)
 {
-  return hard_link (c, AT_FDCWD, earlier, earlier, dst, false);
+  return hard_link (c->o, AT_FDCWD, earlier, earlier, dst, false, true);
 }
 
 bool
