@@ -509,6 +509,9 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
     ok = copy_by_type (c, src, &sst, dst, dst_new ? NULL : &dst_st,
                        &dst_new, dst_is_dir, parent, w, follow);
 
+  /* A failed copy is no target for later hard links to the same file.  */
+  if (!ok && !earlier)
+    seen_forget (c->links, sst.st_dev, sst.st_ino);
   if (!ok && backup)
     undo_backup (o, dst, backup);
   free (backup);
