@@ -141,11 +141,20 @@ static ssize_t
 read_buffer (int fd, char *buf, size_t size)
 {
   size_t got = 0;
+  size_t limit = size;
   while (got < size)
     {
-      ssize_t n = read (fd, buf + got, size - got);
+      size_t want = size - got < limit ? size - got : limit;
+      ssize_t n = read (fd, buf + got, want);
       if (n < 0 && errno == EINTR)
         continue;
+      /* /proc/sys files allocate the whole request in the kernel and
+         say ENOMEM to a large one: ask for less.  */
+      if (n < 0 && errno == ENOMEM && want > 4096)
+        {
+          limit = want / 2;
+          continue;
+        }
       if (n < 0)
         return -1;
       if (n == 0)

@@ -47,6 +47,8 @@ static struct
   int read_fail_at;           /* the Nth read fails with read_errno */
   int read_errno;
   bool read_fail_direct;      /* ... counting only direct-I/O reads */
+  size_t enomem_above;        /* reads asking more fail with ENOMEM, as
+                                 /proc/sys files do */
   int write_fail_at;          /* the Nth write fails with write_errno */
   int write_errno;            /* 0: that write returns 0 instead */
   bool write_fail_direct;
@@ -93,6 +95,11 @@ fake_read (int fd, size_t size)
 {
   if (interrupt_now ())
     return true;
+  if (fake.enomem_above && size > fake.enomem_above)
+    {
+      errno = ENOMEM;
+      return true;
+    }
   if (fake.reads < LOG_MAX)
     fake.read_req[fake.reads] = size;
   bool direct = is_direct (fd);
@@ -500,6 +507,32 @@ START_TEST (test_copy_from_pipe_short_reads)
 }
 END_TEST
 
+/* A pseudo-file that refuses large reads with ENOMEM (/proc/sys/...):
+   the stream copy asks for less until it gets data, and copies it all.  */
+START_TEST (test_stream_enomem_smaller_reads)
+{
+  char const text[] = "hostname\n";
+  int p[2];
+  ck_assert_int_eq (pipe (p), 0);
+  ck_assert_int_eq (__real_write (p[1], text, sizeof text - 1),
+                    (ssize_t) (sizeof text - 1));
+  close (p[1]);
+  fake.src = ino_of (p[0]);
+  fake.enomem_above = 65536;
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, p[0], dst, &buffered, &res));
+  ck_assert_int_eq (res.bytes, (off_t) (sizeof text - 1));
+  char back[sizeof text] = "";
+  ck_assert_int_eq (pread (dst, back, sizeof back, 0),
+                    (ssize_t) (sizeof text - 1));
+  ck_assert_str_eq (back, text);
+  engine_ctx_free (ctx);
+  close (p[0]);
+}
+END_TEST
+
 /* The destination takes at most 1000 bytes a call.  */
 START_TEST (test_copy_short_writes)
 {
@@ -823,6 +856,7 @@ main (void)
   tcase_add_loop_test (tc, test_copy_regular_sizes, 0,
                        sizeof file_sizes / sizeof file_sizes[0]);
   tcase_add_test (tc, test_copy_from_pipe_short_reads);
+  tcase_add_test (tc, test_stream_enomem_smaller_reads);
   tcase_add_test (tc, test_copy_short_writes);
   tcase_add_loop_test (tc, test_copy_eintr, 0, 2);
   tcase_add_loop_test (tc, test_copy_read_error, 0, 2);
