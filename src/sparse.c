@@ -13,9 +13,12 @@
 bool
 sparse_has_holes (struct stat const *st)
 {
-  /* st_blocks counts 512-byte units on every system we build for.  */
+  /* st_blocks counts 512-byte units on every system we build for.  The
+     size is rounded down, as GNU cp does: a file whose only hole is
+     smaller than its partly used last block is copied whole, so that
+     the copies' allocations agree.  */
   return S_ISREG (st->st_mode) && st->st_size > 0
-         && (off_t) st->st_blocks * 512 < st->st_size;
+         && st->st_blocks < st->st_size / 512;
 }
 
 int
