@@ -20,44 +20,101 @@
 #include "error.h"
 #include "filenamecat.h"
 #include "same-inode.h"
-#include "savedir.h"
+#include "xalloc.h"
+
+/* One directory entry, as read.  */
+struct entry
+{
+  ino_t ino;
+  char *name;
+};
+
+static int
+by_inode (void const *a, void const *b)
+{
+  ino_t x = ((struct entry const *) a)->ino;
+  ino_t y = ((struct entry const *) b)->ino;
+  return (x > y) - (x < y);
+}
+
+/* The entries of the directory open as FD, but "." and "..", sorted by
+   inode number as GNU cp reads them: -v then lists files in the same
+   order, and reading in inode order is faster on most disks.  (glibc's
+   qsort keeps entries with equal numbers, hard links, in reading order,
+   as it does for GNU cp.)  Return NULL with errno on failure.  */
+static struct entry *
+read_entries (int fd, size_t *count)
+{
+  int dfd = dup (fd);
+  DIR *dir = dfd < 0 ? NULL : fdopendir (dfd);
+  if (!dir)
+    {
+      int err = errno;
+      if (dfd >= 0)
+        close (dfd);
+      errno = err;
+      return NULL;
+    }
+  struct entry *v = NULL;
+  size_t n = 0, alloc = 0;
+  struct dirent *d;
+  for (errno = 0; (d = readdir (dir)); errno = 0)
+    {
+      if (d->d_name[0] == '.'
+          && (d->d_name[1] == '\0'
+              || (d->d_name[1] == '.' && d->d_name[2] == '\0')))
+        continue;
+      if (n == alloc)
+        v = x2nrealloc (v, &alloc, sizeof *v);
+      v[n].ino = d->d_ino;
+      v[n].name = xstrdup (d->d_name);
+      n++;
+    }
+  int err = errno;
+  closedir (dir);
+  if (err)
+    {
+      while (n > 0)
+        free (v[--n].name);
+      free (v);
+      errno = err;
+      return NULL;
+    }
+  qsort (v, n, sizeof *v, by_inode);
+  *count = n;
+  return v ? v : xmalloc (1);
+}
 
 bool
 copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
                   struct stat const *sst, struct loc const *dst, int dst_fd,
                   bool dst_new, struct ancestor const *parent, struct walk *w)
 {
-  /* Sorted by inode number, as GNU cp reads them: -v lists files in the
-     same order, and reading in inode order is faster on most disks.  */
-  int fd = dup (src_fd);
-  DIR *dir = fd < 0 ? NULL : fdopendir (fd);
-  char *names = dir ? streamsavedir (dir, SAVEDIR_SORT_FASTREAD) : NULL;
-  int err = errno;
-  if (dir)
-    closedir (dir);
-  else if (fd >= 0)
-    close (fd);
+  size_t n;
+  struct entry *names = read_entries (src_fd, &n);
   if (!names)
     {
-      error (0, err, "cannot access %s", quote_file (src->name));
+      error (0, errno, "cannot access %s", quote_file (src->name));
       return false;
     }
 
   struct ancestor self = { parent, sst->st_dev, sst->st_ino };
   bool ok = true;
-  for (char const *n = names; *n; n += strlen (n) + 1)
+  size_t i;
+  for (i = 0; i < n && !w->into_self; i++)
     {
-      char *src_name = file_name_concat (src->name, n, NULL);
-      char *dst_name = file_name_concat (dst->name, n, NULL);
-      struct loc s = { src_fd, n, src_name };
-      struct loc d = { dst_fd, n, dst_name };
+      char const *name = names[i].name;
+      char *src_name = file_name_concat (src->name, name, NULL);
+      char *dst_name = file_name_concat (dst->name, name, NULL);
+      struct loc s = { src_fd, name, src_name };
+      struct loc d = { dst_fd, name, dst_name };
+      /* Going on after copying into itself would copy the copy again.  */
       ok &= copy_node (c, &s, &d, &self, w, false, dst_new);
       free (src_name);
       free (dst_name);
-      /* Going on would copy the copy again.  */
-      if (w->into_self)
-        break;
     }
+  for (i = 0; i < n; i++)
+    free (names[i].name);
   free (names);
   return ok;
 }

@@ -247,10 +247,13 @@ for args in "a a" "a ./a" "a a-hard" "a sym" "sym a" "a d/../a" "-f a a" \
             "-f a a-hard" "-b a a-hard" "-bv a sym" "-P sym a" "-d sym a" \
             "-f a sym" "--remove-destination a a-hard" \
             "--remove-destination a sym" "-b a a" "a abs-sym" "abs-sym a" \
-            "-r d d/../d" "-v a-hard a" "-fbv a a-hard" "-n a sym"; do
+            "-v a-hard a" "-fbv a a-hard" "-n a sym"; do
   # shellcheck disable=SC2086
   check same_as_gnu $args
 done
+# Into itself: how much is copied first depends on inode numbers (see
+# tests/cp-recursive.sh), so only the messages and status are compared.
+check run_both tree -r d d/../d
 fresh
 check expect 1 "cp8M: 'a' and 'a-hard' are the same file" in_s cp8M a a-hard
 check expect 1 "cp8M: 'a' and 'sym' are the same file" in_s cp8M a sym
