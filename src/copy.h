@@ -111,6 +111,8 @@ mode_t omitted_permissions (struct cp8m_options const *o, mode_t src_mode);
 struct meta_plan
 {
   bool dst_new;
+  bool regular;      /* copied as a regular file: like GNU cp, give it
+                        its owner only when the owner differs */
   bool is_link;
   mode_t omitted;
   bool restore_mode;

@@ -433,6 +433,12 @@ prepare_dest (struct file_copy *fc)
   off_t size = fc->src_st.st_size;
   if (!S_ISREG (fc->dst_st.st_mode))
     return true;
+  /* A file smaller than one buffer goes in one write, which sets the
+     size and reports a full disk by itself: a tree of small files must
+     not pay a system call more per file.  */
+  if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS
+      && (size_t) size < fc->ctx->cfg.buffer_size)
+    return true;
   if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS)
     {
 #ifdef HAVE_FALLOCATE

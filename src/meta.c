@@ -173,7 +173,7 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
           error (0, errno, "cannot stat %s", quote_file (dst->name));
           return false;
         }
-      if (plan->dst_new || dst_st.st_uid != sst->st_uid
+      if ((plan->dst_new && !plan->regular) || dst_st.st_uid != sst->st_uid
           || dst_st.st_gid != sst->st_gid)
         switch (set_owner (c, sst, dst, fd, plan, &dst_st))
           {

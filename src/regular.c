@@ -158,7 +158,8 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   bool ok = o->attributes_only || copy_data (c, src, src_fd, dst, dst_fd);
   if (ok)
     {
-      struct meta_plan plan = { .dst_new = *dst_new, .omitted = omitted };
+      struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
+                                .omitted = omitted };
       ok = apply_metadata (c, src, src_fd, sst, dst, dst_fd, &plan);
       if (close (dst_fd) != 0 && ok)
         {
