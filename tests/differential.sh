@@ -50,13 +50,19 @@ umask 022
 # Each tool is found as "cp" in PATH, so its messages start with "cp:".
 mkdir bin-gnu bin-tool && ln -s "$GNU_CP" bin-gnu/cp &&
   ln -s "$(command -v "$tool")" bin-tool/cp || fail "cannot set up bin dirs"
+# Comparing GNU cp with itself (see known_difference).
+tool_is_gnu=
+[ bin-tool/cp -ef "$GNU_CP" ] && tool_is_gnu=1
 
 # The option sets: NAME SETUP ARGUMENTS.  SETUP says what "dst" is
 # before the copy: "new" (absent), "empty" (an empty directory), "pre"
 # (a copy of the tree's pre/, whose entries collide with the operands')
 # or "pre2" (as pre, and the command runs twice, e.g. for numbered
 # backups).  In ARGUMENTS, ALL stands for the operands "src1 src2 f1 f2
-# l1 l2" and @NAME for NAME's absolute name.  Runs from the tree's top.
+# l1 l2", SOME for the same without f2 (in one tree in eight larger
+# than 8 MiB: the option sets whose point is elsewhere spare the time
+# of copying it), and @NAME for NAME's absolute name.  Runs from the
+# tree's top.
 option_sets () {
   cat <<'EOF'
 plain          empty  ALL dst
@@ -65,12 +71,12 @@ r              empty  -r ALL dst
 r-new          new    -r src1 dst
 a              empty  -a ALL dst
 a-new          new    -a src1 dst
-a-no-links     empty  -a --no-preserve=links ALL dst
-r-xattr        empty  -r --preserve=xattr ALL dst
+a-no-links     empty  -a --no-preserve=links SOME dst
+r-xattr        empty  -r --preserve=xattr SOME dst
 rp             empty  -rp ALL dst
 rL             empty  -rL ALL dst
 rH             empty  -rH ALL dst
-d              empty  -d ALL dst
+d              empty  -d SOME dst
 parents        empty  -R --parents src1/d src2 f1 l2 dst
 rl             empty  -rl ALL dst
 rl-pre         pre    -rl ALL dst
@@ -82,18 +88,18 @@ rn             pre    -rn ALL dst
 ri             pre    -ri ALL dst
 backup         pre2   -r --backup=numbered ALL dst
 rb             pre    -rb ALL dst
-rb-suffix      pre    -r -b -S .bak ALL dst
+rb-suffix      pre    -r -b -S .bak SOME dst
 attr-only      pre    -r --attributes-only ALL dst
 a-attr-only    empty  -a --attributes-only ALL dst
 sparse-always  empty  -r --sparse=always ALL dst
 sparse-never   empty  -r --sparse=never ALL dst
-a-no-mode      empty  -a --no-preserve=mode ALL dst
+a-no-mode      empty  -a --no-preserve=mode SOME dst
 rv             pre    -rv ALL dst
-rf             pre    -rf ALL dst
+rf             pre    -rf SOME dst
 remove-dest    pre    -r --remove-destination ALL dst
 rT             pre    -rT src1 dst/src1
-t              empty  -r -t dst ALL
-preserve-all   empty  -r --preserve=all ALL dst
+t              empty  -r -t dst SOME
+preserve-all   empty  -r --preserve=all SOME dst
 EOF
 }
 
@@ -105,6 +111,10 @@ EOF
 #                   alike: delete a line only one prints, or rewrite one
 #                   text into the other)
 #   ignore PART     PART (status, stdout, stderr or tree) not compared
+#   declined_fails  GNU cp 9.1's exit status counts as 1 when it
+#                   declined an overwrite (as 9.2 and later exit)
+# Adjustments of 9.1's output apply to every side that runs 9.1: both
+# when DIFF_TOOL is GNU cp itself, so that self-comparison stays exact.
 #
 # Not listed because they cannot show here:
 #  - cp8M's --reflink default is "never" where GNU cp 9.x has "auto".
@@ -133,7 +143,7 @@ known_difference () {
   esac
 }
 
-# The GNU side's status becomes 1 when it declined an overwrite.
+# A 9.1 side's status becomes 1 when it declined an overwrite.
 declined_fails () {
   kd_declined=1
 }
@@ -155,6 +165,7 @@ expand_args () {
   for _a; do
     case $_a in
       ALL) printf '%s\n' src1 src2 f1 f2 l1 l2 ;;
+      SOME) printf '%s\n' src1 src2 f1 l1 l2 ;;
       @*) printf '%s\n' "$tree/${_a#@}" ;;
       *) printf '%s\n' "$_a" ;;
     esac
@@ -182,7 +193,7 @@ run_side () {
       </dev/null >>"$_r.out" 2>>"$_r.err"
     _st="$_st $?"
   fi
-  if [ -n "$kd_declined" ] && [ "$_side" = gnu ] &&
+  if [ -n "$kd_declined" ] && { [ "$_side" = gnu ] || [ -n "$tool_is_gnu" ]; } &&
      grep -q "^cp: overwrite .*? " "$_r.err"; then
     _st=1
   fi
