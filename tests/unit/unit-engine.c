@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -91,7 +92,7 @@ interrupt_now (void)
 /* Before a read of SIZE on FD: log it and maybe fail.  Return true when
    the fake decided the outcome (-1 with errno).  */
 static bool
-fake_read (int fd, size_t size)
+fake_read_locked (int fd, size_t size)
 {
   if (interrupt_now ())
     return true;
@@ -119,7 +120,7 @@ fake_read (int fd, size_t size)
 /* Before a write: log, fail, or shorten *SIZE.  Return true when the fake
    decided the outcome (*RESULT).  */
 static bool
-fake_write (int fd, size_t *size, ssize_t *result)
+fake_write_locked (int fd, size_t *size, ssize_t *result)
 {
   *result = -1;
   if (interrupt_now ())
@@ -142,11 +143,39 @@ fake_write (int fd, size_t *size, ssize_t *result)
   return false;
 }
 
+/* The engine's workers are threads: the fake's counters are kept under
+   one lock, or concurrent increments get lost.  */
+static pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool
+fake_read (int fd, size_t size)
+{
+  pthread_mutex_lock (&fake_lock);
+  bool r = fake_read_locked (fd, size);
+  int err = errno;
+  pthread_mutex_unlock (&fake_lock);
+  errno = err;
+  return r;
+}
+
+static bool
+fake_write (int fd, size_t *size, ssize_t *result)
+{
+  pthread_mutex_lock (&fake_lock);
+  bool r = fake_write_locked (fd, size, result);
+  int err = errno;
+  pthread_mutex_unlock (&fake_lock);
+  errno = err;
+  return r;
+}
+
 static void
 count_written (ssize_t n)
 {
+  pthread_mutex_lock (&fake_lock);
   if (n > 0)
     fake.written += n;
+  pthread_mutex_unlock (&fake_lock);
 }
 
 ssize_t
