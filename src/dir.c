@@ -80,7 +80,8 @@ read_entries (int fd, size_t *count)
       errno = err;
       return NULL;
     }
-  qsort (v, n, sizeof *v, by_inode);
+  if (n > 1)
+    qsort (v, n, sizeof *v, by_inode);
   *count = n;
   return v ? v : xmalloc (1);
 }
