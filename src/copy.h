@@ -102,6 +102,10 @@ bool make_symbolic_link (struct copy_ctx *c, struct loc const *src,
    still change, so no one can open it in between.  */
 mode_t omitted_permissions (struct cp8m_options const *o, mode_t src_mode);
 
+/* meta.c: did a failed ownership change fail only because this process
+   may not give files away?  Then GNU cp stays silent.  */
+bool chown_failure_ok (struct cp8m_options const *o, int err);
+
 /* meta.c: after the data (or contents) of DST are in place, apply what
    the options preserve from SST: times, ownership, xattrs, then mode.
    FD is DST open (or -1: use names).  IS_LINK: DST is a symbolic link.

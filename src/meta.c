@@ -31,7 +31,7 @@ omitted_permissions (struct cp8m_options const *o, mode_t src_mode)
   return S_ISDIR (src_mode) ? src_mode & (S_IWGRP | S_IWOTH) : 0;
 }
 
-static bool
+bool
 chown_failure_ok (struct cp8m_options const *o, int err)
 {
   return (err == EPERM || err == EINVAL) && !o->chown_privileges;

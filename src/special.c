@@ -69,10 +69,10 @@ force_link (struct link_req const *l, struct loc const *dst, bool replace,
         }
       r = renameat (dst->dirfd, name, dst->dirfd, dst->rel);
       int err = errno;
-      if (r != 0)
-        unlinkat (dst->dirfd, name, 0);
-      else
-        *replaced = true;
+      /* Also after a success: renaming one hard link onto another of
+         the same file does nothing, and leaves NAME.  */
+      unlinkat (dst->dirfd, name, 0);
+      *replaced = r == 0;
       errno = err;
       break;
     }
@@ -86,14 +86,6 @@ force_symlinkat (char const *target, struct loc const *dst, bool replace)
   struct link_req l = { .target = target };
   bool replaced;
   return force_link (&l, dst, replace, &replaced);
-}
-
-/* Did the failed ownership change fail only because we may not give
-   files away?  Then GNU cp stays silent.  */
-static bool
-chown_failure_ok (struct cp8m_options const *o, int err)
-{
-  return (err == EPERM || err == EINVAL) && !o->chown_privileges;
 }
 
 bool
