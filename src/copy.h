@@ -64,13 +64,6 @@ bool copy_node (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, struct ancestor const *parent,
                 struct walk *w, bool command_line, bool dst_absent);
 
-/* dir.c: copy the entries of directory SRC (open as SRC_FD, status SST)
-   into directory DST (open as DST_FD).  */
-bool copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
-                       struct stat const *sst, struct loc const *dst,
-                       int dst_fd, bool dst_new,
-                       struct ancestor const *parent, struct walk *w);
-
 /* dir.c: the directory case of copy_node.  DST_EXISTS: DST is already a
    directory (merge into it).  */
 bool copy_directory (struct copy_ctx *c, struct loc const *src,

@@ -86,7 +86,9 @@ read_entries (int fd, size_t *count)
   return v ? v : xmalloc (1);
 }
 
-bool
+/* Copy the entries of directory SRC (open as SRC_FD, status SST) into
+   directory DST (open as DST_FD).  */
+static bool
 copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
                   struct stat const *sst, struct loc const *dst, int dst_fd,
                   bool dst_new, struct ancestor const *parent, struct walk *w)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "copy.h"
 #include "diag.h"
 #include "error.h"
 #include "stat-time.h"
@@ -146,7 +147,7 @@ parents_finish (struct cp8m_options const *o, int dirfd,
       if (o->preserve_ownership
           && fchownat (dirfd, p->rel, p->st.st_uid, p->st.st_gid,
                        AT_SYMLINK_NOFOLLOW) != 0
-          && !((errno == EPERM || errno == EINVAL) && !o->chown_privileges))
+          && !chown_failure_ok (o, errno))
         {
           error (0, errno, "failed to preserve ownership for %s",
                  quote_file (p->dst));
