@@ -27,16 +27,16 @@
 
 #include "backupfile.h"
 
-#include "cleanup.h"
+#include "cp/cleanup.h"
 #include "closeout.h"
-#include "copy.h"
-#include "diag.h"
+#include "cp/copy.h"
+#include "cp/diag.h"
 #include "dirname.h"
-#include "engine.h"
+#include "engine/engine.h"
 #include "error.h"
 #include "filenamecat.h"
-#include "options.h"
-#include "parents.h"
+#include "cp/options.h"
+#include "cp/parents.h"
 #include "progname.h"
 #include "xalloc.h"
 

@@ -25,9 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dio.h"
-#include "engine.h"
-#include "pipeline.h"
+#include "engine/dio.h"
+#include "engine/engine.h"
+#include "engine/pipeline.h"
 #include "tap-main.h"
 
 ssize_t __real_read (int, void *, size_t);
@@ -435,7 +435,7 @@ START_TEST (test_refusal_predicate)
 END_TEST
 
 /* dio_enable gives a second, direct descriptor of the same file and
-   leaves the caller's plain; dio_disable undoes it.  */
+   leaves the caller's plain; dio_release undoes it.  */
 START_TEST (test_dio_enable)
 {
   int fd = temp_file ();
@@ -450,7 +450,7 @@ START_TEST (test_dio_enable)
   ck_assert (is_direct (d.fd));
   if (d.own)
     ck_assert (!is_direct (fd));
-  ck_assert (dio_disable (&d));
+  ck_assert (dio_release (&d));
   ck_assert (!is_direct (fd));
   ck_assert_int_eq (d.fd, -1);
 }

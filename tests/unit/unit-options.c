@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "options.h"
+#include "cp/options.h"
 #include "tap-main.h"
 
 struct size_case

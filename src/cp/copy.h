@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "options.h"
 #include "seen.h"
 

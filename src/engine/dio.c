@@ -249,7 +249,7 @@ dio_plain (int fd, int accmode, struct dio_fd *out)
 }
 
 bool
-dio_disable (struct dio_fd *d)
+dio_release (struct dio_fd *d)
 {
   bool ok = true;
   if (d->own)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "iosizes.h"
 #include "options.h"
 #include "progname.h"
 

@@ -17,7 +17,6 @@
 #include "argmatch.h"
 #include "c-ctype.h"
 #include "error.h"
-#include "iosizes.h"
 #include "quote.h"
 #include "version-etc.h"
 #include "xalloc.h"

@@ -28,6 +28,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The default sizes and why: part of the interface, since the cp layer
+   builds its defaults and limits from them.  */
+#include "iosizes.h"
+
 struct engine_ctx;
 
 /* Fixed for the life of a context.  */

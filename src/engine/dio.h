@@ -50,15 +50,16 @@ struct dio_fd
    fill *OUT, or false with errno (EINVAL when the filesystem refuses).  */
 bool dio_enable (int fd, int accmode, struct dio_fd *out);
 
-/* Undo dio_enable: close our descriptor or clear the flag on the caller's.
-   Return false with errno if clearing the flag failed.  */
-bool dio_disable (struct dio_fd *d);
+/* Undo dio_enable or dio_plain: close the descriptor they opened (direct
+   or plain), or clear the direct flag they set on the caller's.  Return
+   false with errno if clearing the flag failed.  */
+bool dio_release (struct dio_fd *d);
 
 /* Make sure the caller's descriptor FD (ACCMODE O_RDONLY or O_WRONLY) is
    a plain, cached one for unaligned I/O: a forcedirectio mount or an
    LD_PRELOAD shim may have opened it with O_DIRECT behind our back.  Fill
    *OUT with FD itself when it is plain, else with a plain reopening of the
-   same file (or FD with O_DIRECT cleared).  Undo with dio_disable.  */
+   same file (or FD with O_DIRECT cleared).  Undo with dio_release.  */
 void dio_plain (int fd, int accmode, struct dio_fd *out);
 
 /* Filesystems that accept direct I/O but serve it through the page cache

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "quotearg.h"
 
 /* A file name as GNU cp shows it: always in single quotes, shell-escaped

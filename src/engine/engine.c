@@ -18,11 +18,8 @@
 #include "iosizes.h"
 #include "pipeline.h"
 #include "reflink.h"
+#include "rw.h"
 #include "sparse.h"
-
-#ifndef RWF_DONTCACHE
-# define RWF_DONTCACHE 0x00000080
-#endif
 
 /* Devices that refused direct I/O, so later files on them do not ask
    again.  A handful is plenty: a copy touches few devices.  */
@@ -126,8 +123,9 @@ fail (struct engine_result *res, enum engine_side side, int err)
   return false;
 }
 
+/* Say in the report why the data did not (all) move with direct I/O.  */
 static void
-refuse (struct engine_report *rep, char const *why, int err)
+note_not_direct (struct engine_report *rep, char const *why, int err)
 {
   rep->why_not = why;
   rep->why_errno = err;
@@ -165,26 +163,6 @@ read_buffer (int fd, char *buf, size_t size)
 }
 
 static bool
-write_fully (int fd, char const *buf, size_t size)
-{
-  while (size > 0)
-    {
-      ssize_t n = write (fd, buf, size);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n == 0)
-            errno = ENOSPC;   /* no progress: a full device */
-          return false;
-        }
-      buf += n;
-      size -= n;
-    }
-  return true;
-}
-
-static bool
 copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
              struct engine_result *res)
 {
@@ -195,7 +173,8 @@ copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
       ssize_t n = read_buffer (src_fd, buf, size);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
-      if (n > 0 && !write_fully (dst_fd, buf, n))
+      int no_flags = 0;
+      if (n > 0 && rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
         return fail (res, ENGINE_SIDE_WRITE, errno);
       res->bytes += n;
       if ((size_t) n < size)
@@ -248,29 +227,30 @@ want_direct (struct file_copy *fc)
   struct engine_report *rep = &fc->res->report;
   struct engine_ctx const *ctx = fc->ctx;
   if (fc->req->direct == ENGINE_DIRECT_NEVER)
-    return refuse (rep, "--direct=never", 0), false;
+    return note_not_direct (rep, "--direct=never", 0), false;
   if (!dio_method ())
-    return refuse (rep, "not supported on this system", 0), false;
+    return note_not_direct (rep, "not supported on this system", 0), false;
   if (!S_ISREG (fc->dst_st.st_mode))
-    return refuse (rep, "destination is not a regular file", 0), false;
+    return note_not_direct (rep, "destination is not a regular file", 0),
+           false;
   int i = refused_index (ctx, fc->src_st.st_dev);
   if (i < 0)
     i = refused_index (ctx, fc->dst_st.st_dev);
   if (i >= 0)
     {
-      refuse (rep, ctx->refused[i].op, ctx->refused[i].err);
+      note_not_direct (rep, ctx->refused[i].op, ctx->refused[i].err);
       fc->dontcache = true;
       return false;
     }
   if (fc->req->direct == ENGINE_DIRECT_ALWAYS)
     return true;
   if (fc->src_st.st_size < (off_t) ctx->cfg.buffer_size)
-    return refuse (rep, "smaller than one buffer", 0), false;
+    return note_not_direct (rep, "smaller than one buffer", 0), false;
   /* Data already cached is served from memory faster than any device, and
      reading it buffered costs no eviction.  */
   if (cache_resident_fraction (fc->src_fd, fc->src_st.st_size) >= 0.5)
     {
-      refuse (rep, "source mostly in the page cache", 0);
+      note_not_direct (rep, "source mostly in the page cache", 0);
       fc->src_cached = true;
       return false;
     }
@@ -339,15 +319,15 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
   struct dio_fd src, dst;
   if (!dio_enable (fc->src_fd, O_RDONLY, &src))
     {
-      refuse (rep, "open", errno);
+      note_not_direct (rep, "open", errno);
       remember_refusal (ctx, fc->src_st.st_dev, "open", errno);
       return true;   /* the caller copies buffered */
     }
   if (!dio_enable (fc->dst_fd, O_WRONLY, &dst))
     {
-      refuse (rep, "open", errno);
+      note_not_direct (rep, "open", errno);
       remember_refusal (ctx, fc->dst_st.st_dev, "open", errno);
-      dio_disable (&src);
+      dio_release (&src);
       return true;
     }
 
@@ -362,7 +342,7 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
                                                   : CP8M_IO_ALIGN;
   bool ok = true;
   if (ctx->cfg.buffer_size % align != 0 || mem > ctx->buffer_align)
-    refuse (rep, "alignment", 0);
+    note_not_direct (rep, "alignment", 0);
   else
     {
       struct io_job job;
@@ -387,14 +367,14 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
           rep->fell_back = true;
           char const *op = job.refused_side == ENGINE_SIDE_READ ? "read"
                                                                 : "write";
-          refuse (rep, op, job.refused_errno);
+          note_not_direct (rep, op, job.refused_errno);
           remember_refusal (ctx, job.refused_side == ENGINE_SIDE_READ
                                  ? fc->src_st.st_dev : fc->dst_st.st_dev,
                             op, job.refused_errno);
         }
     }
-  dio_disable (&src);
-  dio_disable (&dst);
+  dio_release (&src);
+  dio_release (&dst);
   if (!ok || fc->ended_at >= 0 || !rep->direct || rep->fell_back)
     return ok;
   if (chunks->limit < fc->src_st.st_size)
@@ -475,8 +455,10 @@ source_unchanged (struct file_copy *fc)
   return true;
 }
 
+/* A regular source of known size into a seekable destination: holes,
+   preallocation, the direct pass and the buffered pass.  */
 static bool
-copy_regular (struct file_copy *fc)
+copy_seekable (struct file_copy *fc)
 {
   struct engine_ctx *ctx = fc->ctx;
   struct engine_report *rep = &fc->res->report;
@@ -529,7 +511,7 @@ copy_file (struct file_copy *fc)
   if (!S_ISREG (fc->src_st.st_mode) || fc->src_st.st_size == 0
       || !dst_seekable)
     {
-      refuse (&res->report, "not a regular file with a size", 0);
+      note_not_direct (&res->report, "not a regular file with a size", 0);
       return copy_stream (fc->ctx, fc->src_fd, fc->dst_fd, res);
     }
 
@@ -547,7 +529,7 @@ copy_file (struct file_copy *fc)
       if (r == REFLINK_FAILED)
         return false;
     }
-  return copy_regular (fc);
+  return copy_seekable (fc);
 }
 
 bool
@@ -573,7 +555,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   fc.src_fd = plain_src.fd;
   fc.dst_fd = plain_dst.fd;
   bool ok = copy_file (&fc);
-  dio_disable (&plain_src);
-  dio_disable (&plain_dst);
+  dio_release (&plain_src);
+  dio_release (&plain_dst);
   return ok;
 }

@@ -14,19 +14,10 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdint.h>
-#include <sys/uio.h>
-#ifdef __linux__
-# include <sys/syscall.h>
-#endif
-#include <unistd.h>
 
 #include "dio.h"
+#include "rw.h"
 #include "sparse.h"
-
-#ifndef RWF_DONTCACHE
-# define RWF_DONTCACHE 0x00000080
-#endif
 
 /* ---- chunks ---- */
 
@@ -78,67 +69,6 @@ next_chunk (struct chunker *c, size_t buffer_size, struct io_range *r)
   return 0;
 }
 
-/* ---- system calls ---- */
-
-/* preadv2/pwritev2 carry RWF_DONTCACHE.  C libraries without the wrappers
-   (musl) get the raw system calls, whose offset comes as two longs (the
-   kernel ignores the high one on 64-bit systems).  */
-#if defined HAVE_PREADV2 && defined HAVE_PWRITEV2
-# define HAVE_RWF 1
-# define preadv2_any preadv2
-# define pwritev2_any pwritev2
-#elif defined __linux__ && defined SYS_preadv2 && defined SYS_pwritev2
-# define HAVE_RWF 1
-static ssize_t
-preadv2_any (int fd, struct iovec const *iov, int n, off_t off, int flags)
-{
-  return syscall (SYS_preadv2, fd, iov, n, (long) off,
-                  (long) ((uint64_t) off >> 32), flags);
-}
-static ssize_t
-pwritev2_any (int fd, struct iovec const *iov, int n, off_t off, int flags)
-{
-  return syscall (SYS_pwritev2, fd, iov, n, (long) off,
-                  (long) ((uint64_t) off >> 32), flags);
-}
-#endif
-
-static ssize_t
-pread_flags (int fd, char *buf, size_t len, off_t off, int *rwflags)
-{
-#ifdef HAVE_RWF
-  if (*rwflags)
-    {
-      struct iovec iov = { buf, len };
-      ssize_t n = preadv2_any (fd, &iov, 1, off, *rwflags);
-      if (n >= 0 || !dio_refusal (errno))
-        return n;
-      *rwflags = 0;    /* the kernel predates RWF_DONTCACHE */
-    }
-#else
-  *rwflags = 0;
-#endif
-  return pread (fd, buf, len, off);
-}
-
-static ssize_t
-pwrite_flags (int fd, char const *buf, size_t len, off_t off, int *rwflags)
-{
-#ifdef HAVE_RWF
-  if (*rwflags)
-    {
-      struct iovec iov = { (void *) buf, len };
-      ssize_t n = pwritev2_any (fd, &iov, 1, off, *rwflags);
-      if (n >= 0 || !dio_refusal (errno))
-        return n;
-      *rwflags = 0;
-    }
-#else
-  *rwflags = 0;
-#endif
-  return pwrite (fd, buf, len, off);
-}
-
 /* ---- outcomes, under the lock ---- */
 
 static void
@@ -157,8 +87,8 @@ hard_error (struct io_job *job, enum engine_side side, int err)
 /* Direct I/O refused for [OFF, OFF + LEN): hand the range back so the
    buffered pass copies it, and stop handing out more.  */
 static void
-refused (struct io_job *job, enum engine_side side, int err,
-         off_t off, off_t len)
+hand_back_refused (struct io_job *job, enum engine_side side, int err,
+                   off_t off, off_t len)
 {
   pthread_mutex_lock (&job->lock);
   struct chunker *c = job->chunks;
@@ -191,28 +121,15 @@ static bool
 write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
           off_t len, off_t redo_end)
 {
-  off_t done = 0;
-  while (done < len)
-    {
-      ssize_t n = pwrite_flags (job->dst_fd, buf + done, len - done,
-                                off + done, &fl->write);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && job->direct && dio_refusal (errno))
-        {
-          refused (job, ENGINE_SIDE_WRITE, errno, off + done,
-                   redo_end - (off + done));
-          return false;
-        }
-      if (n <= 0)
-        {
-          /* A write that moves nothing means a full device.  */
-          hard_error (job, ENGINE_SIDE_WRITE, n < 0 ? errno : ENOSPC);
-          return false;
-        }
-      done += n;
-    }
-  return true;
+  off_t done = rw_write_full (job->dst_fd, buf, len, off, &fl->write);
+  if (done == len)
+    return true;
+  if (job->direct && dio_refusal (errno))
+    hand_back_refused (job, ENGINE_SIDE_WRITE, errno, off + done,
+                       redo_end - (off + done));
+  else
+    hard_error (job, ENGINE_SIDE_WRITE, errno);
+  return false;
 }
 
 /* Write the chunk R, skipping all-zero blocks when JOB wants holes.  */
@@ -258,13 +175,13 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
   off_t got = 0;
   while (got < r.len)
     {
-      ssize_t n = pread_flags (job->src_fd, buf + got, r.len - got,
-                               r.off + got, &fl->read);
+      ssize_t n = rw_at (job->src_fd, false, buf + got, r.len - got,
+                         r.off + got, &fl->read);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0 && job->direct && dio_refusal (errno))
         {
-          refused (job, ENGINE_SIDE_READ, errno, r.off, r.len);
+          hand_back_refused (job, ENGINE_SIDE_READ, errno, r.off, r.len);
           return;
         }
       if (n < 0)

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "backupfile.h"
-#include "engine.h"
+#include "engine/engine.h"
 
 /* Which symbolic links in the sources are followed.  */
 enum deref_mode
