@@ -252,8 +252,10 @@ bool
 dio_release (struct dio_fd *d)
 {
   bool ok = true;
+  /* A close error of our own descriptor is a write error like any
+     other: NFS reports a failed flush of cached data only there.  */
   if (d->own)
-    close (d->fd);
+    ok = close (d->fd) == 0;
   else if (d->flag_set)
     ok = set_direct_flag (d->fd, false);
   *d = (struct dio_fd) { .fd = -1 };

@@ -52,7 +52,7 @@ bool dio_enable (int fd, int accmode, struct dio_fd *out);
 
 /* Undo dio_enable or dio_plain: close the descriptor they opened (direct
    or plain), or clear the direct flag they set on the caller's.  Return
-   false with errno if clearing the flag failed.  */
+   false with errno if closing or clearing the flag failed.  */
 bool dio_release (struct dio_fd *d);
 
 /* Make sure the caller's descriptor FD (ACCMODE O_RDONLY or O_WRONLY) is

@@ -265,10 +265,12 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .src_fd = fc->src_fd, .dst_fd = fc->dst_fd,
     .zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
                    && S_ISREG (fc->dst_st.st_mode),
+    .hold_last = fc->req->in_place,
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
     .ended_at = -1,
   };
   pthread_mutex_init (&job->lock, NULL);
+  pthread_cond_init (&job->idle, NULL);
 }
 
 /* Account for a finished pass: bytes, where the source ended early (if it
@@ -308,6 +310,17 @@ copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
   return true;
 }
 
+/* Close (or clear) the direct descriptor D of one SIDE.  Return OK, or
+   false with *RES filled when OK was true and releasing failed.  */
+static bool
+release_direct (struct file_copy *fc, struct dio_fd *d, enum engine_side side,
+                bool ok)
+{
+  if (!dio_release (d) && ok)
+    return fail (fc->res, side, errno);
+  return ok;
+}
+
 /* Direct pass over the aligned body, then the tail.  When the kernel
    refuses direct I/O part way, carry on buffered from where it stopped.
    Return false with *RES filled on failure.  */
@@ -327,8 +340,7 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
     {
       note_not_direct (rep, "open", errno);
       remember_refusal (ctx, fc->dst_st.st_dev, "open", errno);
-      dio_release (&src);
-      return true;
+      return release_direct (fc, &src, ENGINE_SIDE_READ, true);
     }
 
   char const *from;
@@ -373,8 +385,9 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
                             op, job.refused_errno);
         }
     }
-  dio_release (&src);
-  dio_release (&dst);
+  /* A destination's close can report a write that failed late (NFS).  */
+  ok = release_direct (fc, &src, ENGINE_SIDE_READ, ok);
+  ok = release_direct (fc, &dst, ENGINE_SIDE_WRITE, ok);
   if (!ok || fc->ended_at >= 0 || !rep->direct || rep->fell_back)
     return ok;
   if (chunks->limit < fc->src_st.st_size)
@@ -382,7 +395,9 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
   return true;
 }
 
-/* Buffered pass over whatever CHUNKS still holds.  */
+/* Buffered pass over whatever CHUNKS still holds (all of the file, or what
+   a refused direct pass handed back and did not reach), up to where a
+   read found the source ending, if one did.  */
 static bool
 copy_buffered (struct file_copy *fc, struct chunker *chunks)
 {
@@ -395,7 +410,7 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
      stay there.  */
   job.read_flags = fc->dontcache ? RWF_DONTCACHE : 0;
   job.write_flags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
-  chunks->limit = fc->src_st.st_size;
+  chunks->limit = fc->ended_at >= 0 ? fc->ended_at : fc->src_st.st_size;
   chunks->align = 1;
   pipeline_run (&job, fc->ctx->buffers, 1);
   rep->dontcache_reads = job.read_flags != 0;
@@ -403,14 +418,16 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
   return end_pass (fc, &job);
 }
 
-/* Give the destination its final size before data moves: preallocated
-   when the copy has no holes (ENOSPC now, not half way; and extending
-   direct writes would serialise on ext4's inode lock), else a sparse
-   file of the right size.  */
+/* Reserve the destination's space before data moves when the copy has no
+   holes: ENOSPC now, not half way.  A file no one can see yet also gets
+   its final size (extending direct writes serialise on ext4's inode
+   lock); one overwritten in place keeps its size, which only the last
+   write (or finish_copy) gives it, so that it looks short until then.  */
 static bool
 prepare_dest (struct file_copy *fc)
 {
   off_t size = fc->src_st.st_size;
+  bool in_place = fc->req->in_place;
   if (!S_ISREG (fc->dst_st.st_mode))
     return true;
   /* A file smaller than one buffer goes in one write, which sets the
@@ -422,36 +439,60 @@ prepare_dest (struct file_copy *fc)
   if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS)
     {
 #ifdef HAVE_FALLOCATE
-      if (fallocate (fc->dst_fd, 0, 0, size) == 0)
+      if (fallocate (fc->dst_fd, in_place ? FALLOC_FL_KEEP_SIZE : 0, 0,
+                     size) == 0)
         return true;
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
 #endif
     }
-  if (ftruncate (fc->dst_fd, size) != 0)
+  if (!in_place && ftruncate (fc->dst_fd, size) != 0)
     return fail (fc->res, ENGINE_SIDE_WRITE, errno);
   return true;
 }
 
-/* The copy is complete if the source still has the size and mtime it had
-   when the copy began.  If it ended early all the same, it is a
-   pseudo-file whose size was a guess (sysfs): the copy ends there too.
-   Otherwise it grew, shrank or was rewritten while we read it.  */
+/* Copy what the source holds past the point where the passes stopped
+   (the size it had when the copy began, or where a read found it ending)
+   until a read says end of file, as GNU cp does: a file that grew while
+   it was copied is copied to its new end, one that shrank (or a
+   pseudo-file whose size was a guess, as in sysfs) ends where it ended.
+   Then give the destination that size: its trailing hole, or the cut.  */
 static bool
-source_unchanged (struct file_copy *fc)
+finish_copy (struct file_copy *fc)
 {
-  struct stat now;
-  if (fstat (fc->src_fd, &now) != 0
-      || now.st_size != fc->src_st.st_size
-      || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
-      || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec)
+  off_t off = fc->ended_at >= 0 ? fc->ended_at : fc->src_st.st_size;
+  int rflags = fc->dontcache ? RWF_DONTCACHE : 0;
+  int wflags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
+  char *buf = fc->ctx->buffers[0];
+  for (;;)
     {
-      fc->res->src_changed = true;
-      return false;
+      ssize_t n = rw_at (fc->src_fd, false, buf, fc->ctx->cfg.buffer_size,
+                         off, &rflags);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return fail (fc->res, ENGINE_SIDE_READ, errno);
+      if (n == 0)
+        break;
+      if (rw_write_full (fc->dst_fd, buf, n, off, &wflags) < (size_t) n)
+        return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+      off += n;
+      fc->res->bytes += n;
     }
-  if (fc->ended_at >= 0 && S_ISREG (fc->dst_st.st_mode)
-      && ftruncate (fc->dst_fd, fc->ended_at) != 0)
+  /* Without holes and without an early end, the writes set the size.  */
+  if (S_ISREG (fc->dst_st.st_mode)
+      && (fc->holes || fc->req->sparse == ENGINE_SPARSE_ALWAYS
+          || off < fc->src_st.st_size)
+      && ftruncate (fc->dst_fd, off) != 0)
     return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+
+  /* Not a failure, but worth saying (--debug, --stats).  */
+  struct stat now;
+  if (fstat (fc->src_fd, &now) == 0
+      && (now.st_size != fc->src_st.st_size
+          || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
+          || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec))
+    fc->res->src_changed = true;
   return true;
 }
 
@@ -492,10 +533,12 @@ copy_seekable (struct file_copy *fc)
     return false;
   if (direct && (!rep->direct || rep->fell_back))
     fc->dontcache = true;
-  if ((!rep->direct || rep->fell_back) && fc->ended_at < 0
+  /* After a complete direct pass the chunker is empty; otherwise it holds
+     the whole file, or what a refusal or an early end left.  */
+  if ((!rep->direct || rep->fell_back || fc->ended_at >= 0)
       && !copy_buffered (fc, &chunks))
     return false;
-  return source_unchanged (fc);
+  return finish_copy (fc);
 }
 
 /* Stream, reflink or regular copy of FC's descriptors.  */
@@ -525,7 +568,12 @@ copy_file (struct file_copy *fc)
                                              fc->src_st.st_size, always,
                                              offload, res);
       if (r == REFLINK_DONE)
-        return source_unchanged (fc);
+        {
+          /* copy_file_range stops where the source ends.  */
+          if (res->bytes < fc->src_st.st_size)
+            fc->ended_at = res->bytes;
+          return finish_copy (fc);
+        }
       if (r == REFLINK_FAILED)
         return false;
     }
@@ -555,7 +603,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   fc.src_fd = plain_src.fd;
   fc.dst_fd = plain_dst.fd;
   bool ok = copy_file (&fc);
-  dio_release (&plain_src);
-  dio_release (&plain_dst);
+  if (!dio_release (&plain_src) && ok)
+    ok = fail (res, ENGINE_SIDE_READ, errno);
+  if (!dio_release (&plain_dst) && ok)
+    ok = fail (res, ENGINE_SIDE_WRITE, errno);
   return ok;
 }

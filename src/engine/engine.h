@@ -55,6 +55,10 @@ struct engine_request
   enum engine_direct direct;
   enum engine_sparse sparse;
   enum engine_reflink reflink;
+  bool in_place;   /* DST_FD is a file others can see under its name (an
+                      existing destination overwritten in place): its
+                      size stays below the source's until every byte is
+                      written.  False for a file no name reaches yet.  */
 };
 
 /* Which side an error came from.  */
@@ -93,7 +97,9 @@ struct engine_result
   off_t bytes;                /* data bytes written to the destination */
   int err;                    /* errno of the failure, 0 on success */
   enum engine_side side;      /* where ERR happened */
-  bool src_changed;           /* the source's size or mtime changed */
+  bool src_changed;           /* the source's size or mtime changed while
+                                 it was copied (not a failure: the copy
+                                 went on to its end of file) */
   struct engine_report report;
 };
 
@@ -113,8 +119,13 @@ unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
 /* Copy the file open as SRC_FD (read from its start when it is a regular
    file, from its current position when it is a stream) to DST_FD, which
    the caller opened for writing and truncated (or created).  Both stay
-   the caller's to close.  Fill *RES; return true on success, false with
-   RES->err and RES->side set (or RES->src_changed) on failure.  */
+   the caller's to close.  Reads go on until end of file, as GNU cp's do:
+   a source that grows while it is copied is copied to its new end, one
+   that shrinks ends where it ended (RES->src_changed says so).  With
+   REQ->in_place, DST_FD stays shorter than the source until the copy is
+   complete: an interrupted copy never looks whole.  Fill *RES; return
+   true on success, false with RES->err and RES->side set on failure
+   (errors closing the descriptors the engine opened itself included).  */
 bool engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
                   struct engine_request const *req,
                   struct engine_result *res);

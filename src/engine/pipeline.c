@@ -222,6 +222,39 @@ struct worker
   pthread_t thread;
 };
 
+/* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
+   is none (or the job stopped).  */
+static int
+take_chunk (struct io_job *job, struct io_range *r)
+{
+  int got = job->stop ? 0 : next_chunk (job->chunks, job->buffer_size, r);
+  if (got < 0 && !job->err)
+    {
+      job->err = errno;
+      job->side = ENGINE_SIDE_READ;
+      job->stop = true;
+    }
+  if (got > 0 && job->hold_last && r->off + r->len >= job->chunks->size)
+    {
+      /* This chunk gives the destination its full size: until every
+         other chunk is written, an interrupted copy must leave it
+         visibly short.  */
+      while (job->in_flight > 0 && !job->stop)
+        pthread_cond_wait (&job->idle, &job->lock);
+      if (job->stop)
+        {
+          /* For the buffered pass, should a refusal have stopped us.  */
+          struct chunker *c = job->chunks;
+          if (c->n_redo < ENGINE_MAX_DEPTH)
+            c->redo[c->n_redo++] = *r;
+          got = 0;
+        }
+    }
+  if (got > 0)
+    job->in_flight++;
+  return got;
+}
+
 static void *
 work (void *arg)
 {
@@ -232,17 +265,15 @@ work (void *arg)
     {
       struct io_range r;
       pthread_mutex_lock (&job->lock);
-      int got = job->stop ? 0 : next_chunk (job->chunks, job->buffer_size, &r);
-      if (got < 0 && !job->err)
-        {
-          job->err = errno;
-          job->side = ENGINE_SIDE_READ;
-          job->stop = true;
-        }
+      int got = take_chunk (job, &r);
       pthread_mutex_unlock (&job->lock);
       if (got <= 0)
         break;
       copy_chunk (job, &fl, w->buf, r);
+      pthread_mutex_lock (&job->lock);
+      if (--job->in_flight == 0)
+        pthread_cond_broadcast (&job->idle);
+      pthread_mutex_unlock (&job->lock);
     }
   /* Report a flag the kernel refused, for --debug.  */
   pthread_mutex_lock (&job->lock);

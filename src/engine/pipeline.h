@@ -45,10 +45,14 @@ struct io_job
   int read_flags;       /* preadv2 flags (RWF_DONTCACHE) or 0 */
   int write_flags;      /* pwritev2 flags (RWF_DONTCACHE) or 0 */
   bool zero_detect;     /* leave all-zero blocks as holes */
+  bool hold_last;       /* write the chunk that ends the file only after
+                           every other chunk is written */
   size_t buffer_size;
   struct chunker *chunks;
 
   pthread_mutex_t lock;
+  pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
+  unsigned int in_flight;  /* chunks being copied */
   bool stop;            /* stop handing out chunks */
   int err;              /* first hard error */
   enum engine_side side;

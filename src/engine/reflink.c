@@ -76,11 +76,7 @@ reflink_copy (int src_fd, int dst_fd, off_t size, bool always,
           return REFLINK_FAILED;
         }
       if (n == 0)
-        {
-          res->src_changed = true;   /* the source shrank under us */
-          res->bytes = in;
-          return REFLINK_FAILED;
-        }
+        break;   /* the source shrank under us: the caller ends it there */
     }
   res->report.offload = "yes";
   res->bytes = in;

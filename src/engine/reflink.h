@@ -22,7 +22,9 @@ enum reflink_outcome
 /* Clone SRC_FD (SIZE bytes) into DST_FD.  With ALWAYS, only a clone will
    do (as GNU cp --reflink=always); otherwise a clone, else (if OFFLOAD)
    an offloaded copy_file_range, else nothing.  Records what happened in
-   RES.  The caller checks that the source did not change.  */
+   RES.  REFLINK_DONE with RES->bytes short of SIZE: an offloaded copy
+   found the source ending early; the caller copies on from there to the
+   end of file it reads, as for any source that changed.  */
 enum reflink_outcome reflink_copy (int src_fd, int dst_fd, off_t size,
                                    bool always, bool offload,
                                    struct engine_result *res);

@@ -57,6 +57,8 @@ static struct
   int truncate_after;         /* after this many reads, cut the source */
   off_t truncate_to;
   int truncate_fd;            /* a writable descriptor of the source */
+  off_t full_size;            /* count writes to a destination that ... */
+  int writes_when_full;       /* ... already had this size */
   int calls, reads, writes, eintrs, short_reads, direct_reads, direct_writes;
   off_t written;              /* bytes the destination accepted */
   size_t read_req[LOG_MAX], write_req[LOG_MAX];
@@ -127,6 +129,9 @@ fake_write_locked (int fd, size_t *size, ssize_t *result)
     return true;
   if (fake.writes < LOG_MAX)
     fake.write_req[fake.writes] = *size;
+  struct stat st;
+  if (fake.full_size && fstat (fd, &st) == 0 && st.st_size >= fake.full_size)
+    fake.writes_when_full++;
   bool direct = is_direct (fd);
   fake.direct_writes += direct;
   int n = fake.write_fail_direct ? fake.direct_writes : fake.writes + 1;
@@ -477,8 +482,10 @@ START_TEST (test_copy_regular_sizes)
   ck_assert_str_eq (res.report.why_not, "--direct=never");
   assert_copy_of_pattern (dst, size);
 
+  /* One read per chunk, and one more that finds the end of file: like
+     GNU cp, the engine reads until it does (the source may have grown).  */
   int chunks = (size + BUF - 1) / BUF;
-  ck_assert_int_eq (fake.reads, chunks);
+  ck_assert_int_eq (fake.reads, chunks + 1);
   ck_assert_int_eq (fake.writes, chunks);
   for (int i = 0; i < chunks; i++)
     {
@@ -486,6 +493,7 @@ START_TEST (test_copy_regular_sizes)
       ck_assert_uint_eq (fake.read_req[i], want);
       ck_assert_uint_eq (fake.write_req[i], want);
     }
+  ck_assert_uint_eq (fake.read_req[chunks], BUF);
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -825,6 +833,7 @@ END_TEST
 
 /* ---- the source changes ---- */
 
+/* As GNU cp: copied to where it ends now, not a failure.  */
 START_TEST (test_source_truncated)
 {
   int src = source_file (8 * BUF), dst = temp_file ();
@@ -832,10 +841,68 @@ START_TEST (test_source_truncated)
   fake.truncate_after = 2;
   fake.truncate_fd = src;
   fake.truncate_to = 3 * BUF + 5;
-  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_ctx *ctx = make_ctx (_i < 2 ? 1 : 4);
   struct engine_result res;
-  ck_assert (!engine_copy (ctx, src, dst, _i ? &direct : &buffered, &res));
+  ck_assert (engine_copy (ctx, src, dst, _i % 2 ? &direct : &buffered, &res));
   ck_assert (res.src_changed);
+  assert_copy_of_pattern (dst, 3 * BUF + 5);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* A source that grows while it is read is copied to its new end (the new
+   part reads as zeros here: the fake extends it with a hole).  */
+START_TEST (test_source_grown)
+{
+  off_t size = 8 * BUF, grown = 11 * BUF + 77;
+  int src = source_file (size), dst = temp_file ();
+  arm (src, dst);
+  fake.truncate_after = 2;
+  fake.truncate_fd = src;
+  fake.truncate_to = grown;
+  struct engine_ctx *ctx = make_ctx (_i < 2 ? 1 : 4);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, _i % 2 ? &direct : &buffered, &res));
+  ck_assert (res.src_changed);
+  struct io_range added = { size, grown - size };
+  assert_content (dst, grown, &added, 1);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* A destination others can see (in_place) never reaches the source's size
+   before the last write: an interrupted copy must look short.  Sizes with
+   and without a tail, direct and buffered, several I/Os in flight.  */
+START_TEST (test_in_place_short_until_done)
+{
+  off_t size = _i % 2 ? 8 * BUF : 8 * BUF + 100;
+  int src = source_file (size), dst = temp_file ();
+  arm (src, dst);
+  fake.full_size = size;
+  struct engine_request req = _i < 2 ? direct : buffered;
+  req.in_place = true;
+  struct engine_ctx *ctx = make_ctx (4);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  assert_copy_of_pattern (dst, size);
+  ck_assert_int_eq (fake.writes_when_full, 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* The same watch sees a hidden destination (not in place) get its full
+   size first: preallocated, so ENOSPC comes before any data moves.  */
+START_TEST (test_hidden_dest_preallocated)
+{
+  off_t size = 8 * BUF;
+  int src = source_file (size), dst = temp_file ();
+  arm (src, dst);
+  fake.full_size = size;
+  struct engine_ctx *ctx = make_ctx (4);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, &direct, &res));
+  assert_copy_of_pattern (dst, size);
+  ck_assert_int_gt (fake.writes_when_full, 0);
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -904,7 +971,10 @@ main (void)
   tcase_add_loop_test (tc, test_sparse_holes_kept, 0, 2);
   tcase_add_test (tc, test_sparse_always_zeros);
   tcase_add_loop_test (tc, test_sparse_always_odd_sizes, 0, 8);
-  tcase_add_loop_test (tc, test_source_truncated, 0, 2);
+  tcase_add_loop_test (tc, test_source_truncated, 0, 4);
+  tcase_add_loop_test (tc, test_source_grown, 0, 4);
+  tcase_add_loop_test (tc, test_in_place_short_until_done, 0, 4);
+  tcase_add_test (tc, test_hidden_dest_preallocated);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);
