@@ -27,7 +27,7 @@
 
 #include "backupfile.h"
 
-#include "cp/cleanup.h"
+#include "cp/dest.h"
 #include "closeout.h"
 #include "cp/copy.h"
 #include "cp/diag.h"
@@ -209,7 +209,7 @@ main (int argc, char **argv)
   struct target t;
   resolve_target (&o, argc - first, argv + first, &t);
 
-  cleanup_install ();
+  dest_install_signals ();
   struct engine_config cfg = { o.buffer_size, o.queue_depth };
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)

@@ -39,7 +39,9 @@ resident () {
 # iovec of preadv2/pwritev2, so for those the count returned stands for
 # the count requested.
 io_calls () {
-  cat "$1"/log.* | sed -n \
+  # A new destination is written unnamed (O_TMPFILE) until complete:
+  # strace -y shows it as "<DIR/#INODE>(deleted)"; here that is dst.
+  cat "$1"/log.* | sed 's|/#[0-9]*>(deleted)|/dst>|' | sed -n \
     -e 's/^\(pread64\|pwrite64\)([0-9]*<\([^>]*\)>, [^,]*, \([0-9]*\), [0-9]*) *= \(-*[0-9]*\).*/\1 \2 \3 \4/p' \
     -e 's/^\(preadv2\|pwritev2\)([0-9]*<\([^>]*\)>, .*) *= \(-*[0-9]*\).*/\1 \2 \3 \3/p' |
     awk '$2 ~ /\/(src|dst)$/'

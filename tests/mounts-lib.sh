@@ -12,6 +12,13 @@ need_mounts () {
   done
 }
 
+# need_fuse: need_mounts, and a bindfs direct_io mount too.
+need_fuse () {
+  need_mounts
+  [ -e /dev/fuse ] || skip "no /dev/fuse"
+  command -v bindfs >/dev/null || skip "bindfs is missing (./install-deps)"
+}
+
 # The scratch area lives on the build tree's filesystem (images are big
 # and sparse; /tmp may be tmpfs).
 mounts_root=$(mktemp -d "$abs_top_builddir/cp8m-$test_name.XXXXXX") || exit 99

@@ -12,9 +12,7 @@
 # log.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/mounts-lib.sh"
-need_mounts
-[ -e /dev/fuse ] || skip "no /dev/fuse"
-command -v bindfs >/dev/null || skip "bindfs is missing (./install-deps)"
+need_fuse
 shim=$abs_top_builddir/tests/forcedirectio.so
 [ -f "$shim" ] || fail "the forcedirectio shim was not built"
 LD_PRELOAD=$shim ASAN_OPTIONS=verify_asan_link_order=0 true ||

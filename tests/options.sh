@@ -28,10 +28,12 @@ done
 for pair in "8M:8 MiB" "8MiB:8 MiB" "1:4 KiB" "4096:4 KiB" "3KiB:4 KiB" \
             "8MB:7816 KiB" "1G:1 GiB" "512k:512 KiB" "1024M:1 GiB"; do
   arg=${pair%%:*} shown=${pair#*:}
+  rm -f b
   expect 0 "" cp8M --debug --buffer-size="$arg" a b
   printf "%s\n" "'a' -> 'b'" \
     "copy offload: avoided, reflink: avoided, sparse detection: no" \
     "direct I/O: no (smaller than one buffer), buffered, $shown I/O" \
+    "destination: new file, unnamed until complete (O_TMPFILE)" \
     >want
   cmp -s want "$work/.out" || {
     diff want "$work/.out" >&2

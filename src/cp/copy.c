@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "backupfile.h"
+#include "dest.h"
 #include "diag.h"
 #include "dirname.h"
 #include "error.h"
@@ -292,10 +293,17 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
     return true;
   if (o->backup_type != no_backups)
     {
+      /* Made and guarded as one step: from now until the copy ends, a
+         fatal signal puts the backup back.  */
+      dest_hold_signals ();
       char *b = make_backup (dst, o->backup_type);
-      if (!b && errno != ENOENT)
+      int err = errno;
+      if (b)
+        dest_guard_backup (dst->dirfd, b, dst->rel);
+      dest_release_signals ();
+      if (!b && err != ENOENT)
         {
-          error (0, errno, "cannot backup %s", quote_file (dst->name));
+          error (0, err, "cannot backup %s", quote_file (dst->name));
           return false;
         }
       *backup = b;
@@ -318,9 +326,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
   return true;
 }
 
-/* DST's name with its last component replaced by BASE, as messages
-   show a backup.  */
-static char *
+char *
 sibling_name (char const *name, char const *base)
 {
   size_t dirlen = last_component (name) - name;
@@ -328,22 +334,6 @@ sibling_name (char const *name, char const *base)
   memcpy (s, name, dirlen);
   strcpy (s + dirlen, base);
   return s;
-}
-
-/* Put a backup back after a failed copy.  */
-static void
-undo_backup (struct cp8m_options const *o, struct loc const *dst,
-             char const *backup)
-{
-  if (renameat (dst->dirfd, backup, dst->dirfd, dst->rel) != 0)
-    error (0, errno, "cannot un-backup %s", quote_file (dst->name));
-  else if (o->verbose)
-    {
-      char *shown = sibling_name (dst->name, last_component (backup));
-      printf ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
-              quote_file_n (1, dst->name));
-      free (shown);
-    }
 }
 
 /* Under --preserve=links, or for directories met again: the name this
@@ -513,7 +503,9 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
   if (!ok && !earlier)
     seen_forget (c->links, sst.st_dev, sst.st_ino);
   if (!ok && backup)
-    undo_backup (o, dst, backup);
+    dest_undo_backup (o, dst, backup);
+  else if (backup)
+    dest_unguard_backup ();
   free (backup);
 
   /* Remember a new operand destination: a later operand with the same

@@ -4,6 +4,7 @@
                 do about it, which kind of copy, and the final metadata;
      dir.c      directories: create, list, recurse;
      regular.c  regular files: open both sides, data through the engine;
+     dest.c     a destination's life, and undoing unfinished ones;
      special.c  symbolic links, FIFOs, devices, and -l / -s links;
      meta.c     times, ownership, permissions and ACLs;
      xattr.c    extended attributes.
@@ -63,6 +64,10 @@ struct walk
 bool copy_node (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, struct ancestor const *parent,
                 struct walk *w, bool command_line, bool dst_absent);
+
+/* NAME with its last component replaced by BASE, as messages show a
+   backup: a new string.  */
+char *sibling_name (char const *name, char const *base);
 
 /* dir.c: the directory case of copy_node.  DST_EXISTS: DST is already a
    directory (merge into it).  */

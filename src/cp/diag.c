@@ -19,11 +19,6 @@ void
 diag_engine_failure (struct engine_result const *res,
                      char const *src, char const *dst)
 {
-  if (res->src_changed && res->err == 0)
-    {
-      error (0, 0, "%s: file changed as we read it", quote_file (src));
-      return;
-    }
   switch (res->side)
     {
     case ENGINE_SIDE_CLONE:
@@ -58,8 +53,9 @@ format_size (char *out, size_t outsize, size_t size)
 }
 
 void
-diag_debug_lines (struct engine_report const *rep)
+diag_debug_lines (struct engine_result const *res, char const *dest)
 {
+  struct engine_report const *rep = &res->report;
   printf ("copy offload: %s, reflink: %s, sparse detection: %s\n",
           rep->offload, rep->reflink, rep->sparse);
 
@@ -90,6 +86,9 @@ diag_debug_lines (struct engine_report const *rep)
     puts ("direct I/O: no (data offloaded to the filesystem)");
   else
     printf ("direct I/O: no (%s), %s, %s I/O\n", why, rest, size);
+  printf ("destination: %s\n", dest);
+  if (res->src_changed)
+    puts ("source changed during the copy");
 }
 
 void

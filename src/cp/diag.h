@@ -24,15 +24,17 @@
   quotearg_style (shell_escape_quoting_style, name)
 
 /* Report a failed engine_copy of SRC to DST: "error reading 'SRC'",
-   "error writing 'DST'", "'SRC': file changed as we read it" or "failed
-   to clone 'DST' from 'SRC'", with the cause.  */
+   "error writing 'DST'" or "failed to clone 'DST' from 'SRC'", with the
+   cause.  */
 void diag_engine_failure (struct engine_result const *res,
                           char const *src, char const *dst);
 
 /* Print --debug's lines for one copied file to stdout: GNU cp's line
    ("copy offload: ..., reflink: ..., sparse detection: ...") then cp8M's
-   ("direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align 512/512)").  */
-void diag_debug_lines (struct engine_report const *rep);
+   ("direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align 512/512)",
+   "destination: DEST", and "source changed during the copy" when it
+   did).  */
+void diag_debug_lines (struct engine_result const *res, char const *dest);
 
 /* Print -v's "'SRC' -> 'DST'" line to stdout.  */
 void diag_verbose (char const *src, char const *dst);

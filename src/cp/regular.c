@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
+#include "dest.h"
 #include "diag.h"
 #include "error.h"
 #include "same-inode.h"
@@ -43,57 +43,60 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
   return -1;
 }
 
-/* Create DST with MODE.  A dangling symlink in its place is written
-   through only under POSIXLY_CORRECT: a link planted in a shared
-   directory must not aim the copy anywhere.  */
-static int
-create_dest (struct cp8m_options const *o, struct loc const *dst, mode_t mode,
-             bool *failed)
-{
-  /* Create and arm as one step, so that no signal can leave an empty
-     file behind.  */
-  cleanup_hold ();
-  int fd = openat (dst->dirfd, dst->rel,
-                   O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0 && errno == EEXIST)
-    {
-      char dummy[1];
-      if (readlinkat (dst->dirfd, dst->rel, dummy, sizeof dummy) >= 0)
-        {
-          if (!o->open_dangling_dest_symlink)
-            {
-              cleanup_release ();
-              error (0, 0, "not writing through dangling symlink %s",
-                     quote_file (dst->name));
-              *failed = true;
-              return -1;
-            }
-          fd = openat (dst->dirfd, dst->rel,
-                       O_WRONLY | O_CREAT | O_CLOEXEC, mode);
-        }
-      else
-        errno = EEXIST;
-    }
-  if (fd >= 0)
-    cleanup_arm (dst->dirfd, dst->rel);
-  cleanup_release ();
-  return fd;
-}
-
-/* Move the data of SRC_FD into DST_FD.  A destination this copy CREATED
-   is removed if the copy fails: a half-written file must not pass for a
-   backup.  */
+/* Move the data of SRC_FD into D, which is kept shorter than the source
+   until complete when others can see it.  */
 static bool
 copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
-           struct loc const *dst, int dst_fd)
+           struct dest const *d)
 {
+  struct engine_request req = c->o->request;
+  req.in_place = dest_visible (d);
   struct engine_result res;
-  bool ok = engine_copy (c->eng, src_fd, dst_fd, &c->o->request, &res);
+  bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &res);
   if (!ok)
-    diag_engine_failure (&res, src->name, dst->name);
+    diag_engine_failure (&res, src->name, d->loc->name);
   else if (c->o->debug)
-    diag_debug_lines (&res.report);
+    diag_debug_lines (&res, dest_describe (d));
   return ok;
+}
+
+/* Open DST for the copy: the existing file, or (when *DST_NEW, or when -f
+   removed it) a new one, hidden until dest_commit.  Return false after
+   reporting.  */
+static bool
+open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
+           bool *dst_new, struct dest *d)
+{
+  struct cp8m_options const *o = c->o;
+  bool failed = false;
+  if (!*dst_new)
+    {
+      int fd = open_existing (o, dst, dst_new, &failed);
+      if (fd >= 0)
+        {
+          dest_existing (d, dst, fd_safer (fd));
+          return true;
+        }
+    }
+  if (*dst_new && !failed)
+    {
+      if (dest_create (d, o, dst, mode, &failed))
+        {
+          d->fd = fd_safer (d->fd);
+          return true;
+        }
+    }
+  if (!failed)
+    {
+      int err = errno;
+      /* open ("b/", O_CREAT) says EISDIR; the real problem is that "b"
+         is not a directory, which is what GNU cp reports.  */
+      size_t len = strlen (dst->name);
+      if (err == EISDIR && len > 0 && dst->name[len - 1] == '/')
+        err = ENOTDIR;
+      error (0, err, "cannot create regular file %s", quote_file (dst->name));
+    }
+  return false;
 }
 
 bool
@@ -125,61 +128,28 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
       return false;
     }
 
-  bool failed = false;
-  int dst_fd = -1;
-  if (!*dst_new)
-    dst_fd = open_existing (o, dst, dst_new, &failed);
-  bool created = false;
   mode_t omitted = omitted_permissions (o, sst->st_mode);
-  if (dst_fd < 0 && *dst_new && !failed)
+  struct dest d;
+  if (!open_dest (c, dst, (sst->st_mode & 0777) & ~omitted, dst_new, &d))
     {
-      dst_fd = create_dest (o, dst, (sst->st_mode & 0777) & ~omitted,
-                            &failed);
-      created = dst_fd >= 0;
-    }
-  if (dst_fd < 0)
-    {
-      if (!failed)
-        {
-          int err = errno;
-          /* open ("b/", O_CREAT) says EISDIR; the real problem is that
-             "b" is not a directory, which is what GNU cp reports.  */
-          size_t len = strlen (dst->name);
-          if (err == EISDIR && len > 0 && dst->name[len - 1] == '/')
-            err = ENOTDIR;
-          error (0, err, "cannot create regular file %s",
-                 quote_file (dst->name));
-        }
       close (src_fd);
       return false;
     }
-  dst_fd = fd_safer (dst_fd);
 
-  bool ok = o->attributes_only || copy_data (c, src, src_fd, dst, dst_fd);
+  /* Data, then metadata on the descriptor, then the name: no one sees a
+     new file before it is complete, nor with the wrong permissions.  A
+     file whose metadata could not all be preserved is kept, as GNU cp
+     keeps it (the failure still counts).  */
+  bool ok = o->attributes_only || copy_data (c, src, src_fd, &d);
   if (ok)
     {
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
                                 .omitted = omitted };
-      ok = apply_metadata (c, src, src_fd, sst, dst, dst_fd, &plan);
-      if (close (dst_fd) != 0 && ok)
-        {
-          error (0, errno, "failed to close %s", quote_file (dst->name));
-          ok = false;
-        }
-      if (created)
-        cleanup_disarm ();
+      ok = apply_metadata (c, src, src_fd, sst, dst, d.fd, &plan);
+      ok &= dest_commit (&d);
     }
   else
-    {
-      close (dst_fd);
-      /* Remove and disarm as one step: a signal in between would remove
-         the name a second time, perhaps someone else's new file.  */
-      cleanup_hold ();
-      if (created)
-        unlinkat (dst->dirfd, dst->rel, 0);
-      cleanup_disarm ();
-      cleanup_release ();
-    }
+    dest_abort (&d);
   close (src_fd);
   return ok;
 }

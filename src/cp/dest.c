@@ -1,0 +1,396 @@
+/* The life of a destination, and the undoing of unfinished ones (the
+   invariant is written in dest.h).
+
+   A signal handler can only reach what a global holds, so this file keeps
+   the one piece of global state in cp8M: what to undo if a fatal signal
+   arrives now.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "dest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "dirname.h"
+#include "error.h"
+#include "renameatu.h"
+#include "xalloc.h"
+
+#ifndef O_TMPFILE
+# define O_TMPFILE (020000000 | O_DIRECTORY)   /* Linux's value */
+#endif
+#ifndef AT_EMPTY_PATH
+# define AT_EMPTY_PATH 0x1000
+#endif
+
+/* ---- what a fatal signal undoes ---- */
+
+static int const fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* All volatile, so that the compiler stores the names before the flags,
+   as the handler expects.  */
+static struct
+{
+  volatile sig_atomic_t remove;   /* unlink REMOVE_REL in REMOVE_DIRFD */
+  volatile int remove_dirfd;
+  char const *volatile remove_rel;
+  volatile sig_atomic_t restore;  /* rename BACKUP to BACKUP_OF */
+  volatile int backup_dirfd;
+  char const *volatile backup;
+  char const *volatile backup_of;
+} pending;
+
+static void
+on_fatal_signal (int sig)
+{
+  if (pending.remove)
+    unlinkat (pending.remove_dirfd, pending.remove_rel, 0);
+  if (pending.restore)
+    renameat (pending.backup_dirfd, pending.backup, pending.backup_dirfd,
+              pending.backup_of);
+  /* Die of the same signal, so the caller sees what happened.  */
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+static void
+fatal_set (sigset_t *set)
+{
+  sigemptyset (set);
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+    sigaddset (set, fatal_signals[i]);
+}
+
+void
+dest_install_signals (void)
+{
+  for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+    {
+      struct sigaction old;
+      /* A signal ignored by whoever started us stays ignored.  */
+      if (sigaction (fatal_signals[i], NULL, &old) == 0
+          && old.sa_handler == SIG_IGN)
+        continue;
+      struct sigaction sa = { .sa_handler = on_fatal_signal };
+      fatal_set (&sa.sa_mask);
+      sigaction (fatal_signals[i], &sa, NULL);
+    }
+}
+
+void
+dest_hold_signals (void)
+{
+  sigset_t set;
+  fatal_set (&set);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+}
+
+void
+dest_release_signals (void)
+{
+  sigset_t set;
+  fatal_set (&set);
+  sigprocmask (SIG_UNBLOCK, &set, NULL);
+}
+
+static void
+arm_removal (int dirfd, char const *rel)
+{
+  pending.remove_dirfd = dirfd;
+  pending.remove_rel = rel;
+  pending.remove = 1;
+}
+
+void
+dest_guard_backup (int dirfd, char const *backup, char const *rel)
+{
+  pending.backup_dirfd = dirfd;
+  pending.backup = backup;
+  pending.backup_of = rel;
+  pending.restore = 1;
+}
+
+void
+dest_unguard_backup (void)
+{
+  pending.restore = 0;
+}
+
+void
+dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
+                  char const *backup)
+{
+  dest_hold_signals ();
+  int r = renameat (dst->dirfd, backup, dst->dirfd, dst->rel);
+  int err = errno;
+  dest_unguard_backup ();
+  dest_release_signals ();
+  if (r != 0)
+    error (0, err, "cannot un-backup %s", quote_file (dst->name));
+  else if (o->verbose)
+    {
+      char *shown = sibling_name (dst->name, last_component (backup));
+      printf ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
+              quote_file_n (1, dst->name));
+      free (shown);
+    }
+}
+
+/* ---- creating ---- */
+
+/* The directory part of REL ("." when it has none), for O_TMPFILE.  */
+static char *
+dir_part (char const *rel)
+{
+  size_t len = last_component (rel) - rel;
+  return len ? ximemdup0 (rel, len) : xstrdup (".");
+}
+
+/* Errors of open (O_TMPFILE) that mean "not here", not a failure:
+   filesystems without it, and kernels older than 3.11 (which see a plain
+   O_DIRECTORY open).  */
+static bool
+tmpfile_refused (int err)
+{
+  return err == EOPNOTSUPP || err == ENOTSUP || err == EISDIR
+         || err == EINVAL;
+}
+
+/* Create a hidden, unused name beside LOC with O_EXCL, armed for removal.
+   Return the descriptor, or -1 with errno.  */
+static int
+create_tempname (struct dest *d, mode_t mode)
+{
+  struct loc const *loc = d->loc;
+  size_t dirlen = last_component (loc->rel) - loc->rel;
+  static char const digits[] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  struct timespec now;
+  clock_gettime (CLOCK_REALTIME, &now);
+  unsigned long long x = now.tv_nsec ^ ((unsigned long long) getpid () << 32);
+  d->temp = xmalloc (dirlen + sizeof ".cp8M-XXXXXX");
+  memcpy (d->temp, loc->rel, dirlen);
+  for (int tries = 0; tries < 1000; tries++)
+    {
+      char *p = stpcpy (d->temp + dirlen, ".cp8M-");
+      for (int i = 0; i < 6; i++)
+        {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          *p++ = digits[(x >> 33) % (sizeof digits - 1)];
+        }
+      *p = '\0';
+      dest_hold_signals ();
+      int fd = openat (loc->dirfd, d->temp,
+                       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+      int err = errno;
+      if (fd >= 0)
+        arm_removal (loc->dirfd, d->temp);
+      dest_release_signals ();
+      if (fd >= 0 || err != EEXIST)
+        {
+          errno = err;
+          return fd;
+        }
+    }
+  errno = EEXIST;
+  return -1;
+}
+
+/* Create LOC under its own name, armed for removal.  THROUGH_LINK: LOC
+   is a dangling symlink to write through.  */
+static int
+create_at_name (struct loc const *loc, mode_t mode, bool through_link)
+{
+  dest_hold_signals ();
+  int fd = openat (loc->dirfd, loc->rel,
+                   O_WRONLY | O_CREAT | O_CLOEXEC
+                   | (through_link ? 0 : O_EXCL), mode);
+  int err = errno;
+  if (fd >= 0)
+    arm_removal (loc->dirfd, loc->rel);
+  dest_release_signals ();
+  errno = err;
+  return fd;
+}
+
+/* LOC is a symbolic link whose target does not exist.  */
+static bool
+dangling_symlink (struct loc const *loc)
+{
+  char dummy[1];
+  struct stat st;
+  return readlinkat (loc->dirfd, loc->rel, dummy, sizeof dummy) >= 0
+         && fstatat (loc->dirfd, loc->rel, &st, 0) != 0 && errno == ENOENT;
+}
+
+bool
+dest_create (struct dest *d, struct cp8m_options const *o,
+             struct loc const *loc, mode_t mode, bool *reported)
+{
+  *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
+  *reported = false;
+  size_t len = strlen (loc->rel);
+  if (len > 0 && loc->rel[len - 1] == '/')
+    {
+      /* This open fails, and its error is the one GNU reports.  */
+      d->kind = DEST_AT_NAME;
+      d->fd = create_at_name (loc, mode, false);
+      return d->fd >= 0;
+    }
+  if (o->open_dangling_dest_symlink && dangling_symlink (loc))
+    {
+      d->kind = DEST_AT_NAME;
+      d->fd = create_at_name (loc, mode, true);
+      return d->fd >= 0;
+    }
+
+  char *dir = dir_part (loc->rel);
+  d->fd = openat (loc->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  int err = errno;
+  free (dir);
+  if (d->fd < 0 && tmpfile_refused (err))
+    {
+      d->kind = DEST_TEMPNAME;
+      d->fd = create_tempname (d, mode);
+      err = errno;
+    }
+  errno = err;
+  return d->fd >= 0;
+}
+
+void
+dest_existing (struct dest *d, struct loc const *loc, int fd)
+{
+  *d = (struct dest) { .loc = loc, .fd = fd, .kind = DEST_EXISTING };
+}
+
+bool
+dest_visible (struct dest const *d)
+{
+  return d->kind == DEST_EXISTING || d->kind == DEST_AT_NAME;
+}
+
+char const *
+dest_describe (struct dest const *d)
+{
+  switch (d->kind)
+    {
+    case DEST_EXISTING:
+      return "existing file, overwritten in place";
+    case DEST_TMPFILE:
+      return "new file, unnamed until complete (O_TMPFILE)";
+    case DEST_TEMPNAME:
+      return "new file, under a temporary name until complete";
+    default:
+      return "new file, created under its name";
+    }
+}
+
+/* ---- finishing ---- */
+
+/* Give the unnamed file open as FD the name LOC.  */
+static int
+link_tmpfile (struct loc const *loc, int fd)
+{
+  if (linkat (fd, "", loc->dirfd, loc->rel, AT_EMPTY_PATH) == 0)
+    return 0;
+  /* Without CAP_DAC_READ_SEARCH (before Linux 6.10), only the magic link
+     in /proc names an unlinked file.  */
+  char path[32];
+  snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  return linkat (AT_FDCWD, path, loc->dirfd, loc->rel, AT_SYMLINK_FOLLOW);
+}
+
+/* Report that D could not take its name, for the cause ERR.  */
+static void
+report_name_failure (struct dest const *d, int err)
+{
+  if (err == EEXIST && dangling_symlink (d->loc))
+    error (0, 0, "not writing through dangling symlink %s",
+           quote_file (d->loc->name));
+  else
+    error (0, err, "cannot create regular file %s",
+           quote_file (d->loc->name));
+}
+
+bool
+dest_commit (struct dest *d)
+{
+  struct loc const *loc = d->loc;
+  int fd = d->fd;
+  d->fd = -1;
+  if (d->kind == DEST_TMPFILE)
+    {
+      if (link_tmpfile (loc, fd) != 0)
+        {
+          report_name_failure (d, errno);
+          close (fd);
+          return false;
+        }
+      if (close (fd) != 0)
+        {
+          /* The data may not have reached the file (NFS reports late
+             write errors here): the name must not stay.  */
+          error (0, errno, "failed to close %s", quote_file (loc->name));
+          unlinkat (loc->dirfd, loc->rel, 0);
+          return false;
+        }
+      return true;
+    }
+
+  int close_err = close (fd) != 0 ? errno : 0;
+  if (close_err)
+    error (0, close_err, "failed to close %s", quote_file (loc->name));
+  if (d->kind == DEST_EXISTING)
+    return !close_err;
+
+  dest_hold_signals ();
+  bool ok = !close_err;
+  if (d->kind == DEST_TEMPNAME)
+    {
+      if (ok && renameatu (loc->dirfd, d->temp, loc->dirfd, loc->rel,
+                           RENAME_NOREPLACE) != 0)
+        {
+          report_name_failure (d, errno);
+          ok = false;
+        }
+      if (!ok)
+        unlinkat (loc->dirfd, d->temp, 0);
+      free (d->temp);
+      d->temp = NULL;
+    }
+  else if (!ok)
+    unlinkat (loc->dirfd, loc->rel, 0);
+  pending.remove = 0;
+  dest_release_signals ();
+  return ok;
+}
+
+void
+dest_abort (struct dest *d)
+{
+  if (d->fd >= 0)
+    close (d->fd);
+  d->fd = -1;
+  /* Remove and disarm as one step: a signal in between would remove the
+     name a second time, perhaps someone else's new file.  */
+  dest_hold_signals ();
+  if (d->kind == DEST_TEMPNAME)
+    unlinkat (d->loc->dirfd, d->temp, 0);
+  else if (d->kind == DEST_AT_NAME)
+    unlinkat (d->loc->dirfd, d->loc->rel, 0);
+  pending.remove = 0;
+  dest_release_signals ();
+  free (d->temp);
+  d->temp = NULL;
+}

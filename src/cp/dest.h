@@ -1,0 +1,102 @@
+/* What a regular file's destination goes through, and what a failed or
+   interrupted copy leaves behind: the one owner of cp8M's data-safety
+   invariant.  Part of the cp layer.
+
+   The invariant.  At every instant of a run (SIGKILL, the OOM killer and
+   power loss included) every destination is in one of these states:
+   1. new: absent under its name until its data and metadata are
+      complete.  It is an unnamed O_TMPFILE in the destination directory,
+      linked into place at the end; where O_TMPFILE is refused (NFS, FUSE,
+      old kernels), a hidden ".cp8M-XXXXXX" in the same directory, renamed
+      into place at the end.  Only SIGKILL or power loss can leave such a
+      hidden name behind, never the destination's own name;
+   2. existing: overwritten in place, as GNU cp does (same inode, owner and
+      hard links), and shorter than the source until every byte is written
+      (the engine's in_place request);
+   3. complete and identical.
+   A failed copy, or one interrupted by SIGINT, SIGTERM or SIGHUP, of a
+   new file leaves nothing, and a backup made of the file it replaces is
+   put back under the destination's name.
+
+   Two rare cases create the file under its own name, as before, and
+   remove it on failure and on those signals: a name ending in '/' (which
+   fails as GNU's does) and, under POSIXLY_CORRECT, writing through a
+   dangling symbolic link.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_DEST_H
+#define CP8M_DEST_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "copy.h"
+
+enum dest_kind
+{
+  DEST_EXISTING,   /* overwritten in place */
+  DEST_TMPFILE,    /* new: unnamed (O_TMPFILE), linked into place */
+  DEST_TEMPNAME,   /* new: a hidden name, renamed into place */
+  DEST_AT_NAME     /* new, under its own name: removed if it fails */
+};
+
+/* One destination being written.  */
+struct dest
+{
+  struct loc const *loc;  /* where it goes */
+  int fd;                 /* open for writing; -1 once closed */
+  enum dest_kind kind;
+  char *temp;             /* DEST_TEMPNAME: the hidden name, relative to
+                             LOC->dirfd */
+};
+
+/* Install the handlers of SIGINT, SIGTERM and SIGHUP (once, from main).  */
+void dest_install_signals (void);
+
+/* Create a new destination LOC with the permissions MODE (less the
+   umask), hidden until dest_commit.  Return true with D->fd open for
+   writing; false with *REPORTED false and errno set when the caller
+   should report "cannot create regular file", or with *REPORTED true
+   after reporting something else.  */
+bool dest_create (struct dest *d, struct cp8m_options const *o,
+                  struct loc const *loc, mode_t mode, bool *reported);
+
+/* Take FD, the existing file LOC opened for writing, as D.  */
+void dest_existing (struct dest *d, struct loc const *loc, int fd);
+
+/* True when D is a file others can already see under its name (give the
+   engine in_place).  */
+bool dest_visible (struct dest const *d);
+
+/* How D is being written, for --debug.  */
+char const *dest_describe (struct dest const *d);
+
+/* The copy into D is complete: put it under its name (a new file) and
+   close it.  Return true, or false after reporting why and removing what
+   the copy made.  */
+bool dest_commit (struct dest *d);
+
+/* The copy into D failed (and was reported): close it and remove what the
+   copy made, so that nothing is left under a new destination's name.  */
+void dest_abort (struct dest *d);
+
+/* A backup BACKUP (relative to DIRFD) was just made of the destination
+   REL: until dest_unguard_backup, a fatal signal moves it back.  Call
+   between dest_hold_signals and dest_release_signals, with the backup's
+   creation.  */
+void dest_guard_backup (int dirfd, char const *backup, char const *rel);
+void dest_unguard_backup (void);
+
+/* The copy to DST failed: put BACKUP back under DST's name (with -v's
+   "(unbackup)" line), and stop guarding it.  */
+void dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
+                       char const *backup);
+
+/* Hold the fatal signals back (they stay pending) until
+   dest_release_signals, so that a step and the bookkeeping of what to
+   undo happen as one.  */
+void dest_hold_signals (void);
+void dest_release_signals (void);
+
+#endif
