@@ -1,0 +1,411 @@
+/* LD_PRELOAD shim that injects the faults of tests/crash-faults.sh into
+   a copy, driven by environment variables (each one optional):
+
+   FAULTSHIM_LOADED=FILE
+       create FILE when the shim is loaded (the test checks the shim
+       really is in the process: a static binary ignores LD_PRELOAD).
+
+   FAULTSHIM_CLOSE_EIO=PREFIX
+       close() of a writable descriptor whose /proc/self/fd link starts
+       with PREFIX closes it, then fails with EIO, as NFS reports a write
+       error at close.  Give the destination's directory with a trailing
+       slash: that matches the destination, a hidden temporary name in
+       the directory, and an unnamed O_TMPFILE (whose link reads
+       "DIR/#INODE (deleted)" until it is linked).
+   FAULTSHIM_CLOSE_DIRECT_ONLY=1
+       only descriptors that have O_DIRECT (the engine's own reopens).
+
+   FAULTSHIM_SRC=PATH
+       the source file: its descriptors are recognised by device and
+       inode (looked up once, on the first read), whatever their name.
+   FAULTSHIM_DIRECT_EOF=OFFSET
+       on the source's O_DIRECT descriptors, reads end at OFFSET: a read
+       at or past it returns 0, one across it comes back short, as if the
+       file ended there.  Plain descriptors read normally.
+   FAULTSHIM_DIRECT_WRITE_EINVAL=OFFSET
+       a write through any writable O_DIRECT descriptor that is not the
+       source and reaches past OFFSET fails with EINVAL (direct I/O
+       refused).
+   FAULTSHIM_APPEND=FILE
+       on the first read of the source's data (read, pread, preadv,
+       preadv2 and their 64 forms, copy_file_range), append the contents
+       of FILE to the source through a descriptor of its own, as another
+       process would; once per process.  All readers of the source wait
+       until it is done, so every byte read comes after the change.
+   FAULTSHIM_TRUNCATE=SIZE
+       the same, truncating the source to SIZE bytes.
+
+   Every other call passes through unchanged.  The shim's own I/O uses
+   raw system calls so that it never re-enters its wrappers.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* The next definition of NAME (libc's, or a sanitizer's interceptor).  */
+#define REAL(name)                                              \
+  static __typeof__ (&name) real_##name;                        \
+  if (!real_##name)                                             \
+    real_##name = (__typeof__ (&name)) dlsym (RTLD_NEXT, #name)
+
+static long long
+env_offset (char const *name)
+{
+  char const *v = getenv (name);
+  if (!v || !*v)
+    return -1;
+  return strtoll (v, NULL, 0);
+}
+
+__attribute__ ((constructor)) static void
+announce (void)
+{
+  char const *f = getenv ("FAULTSHIM_LOADED");
+  if (f && *f)
+    {
+      int fd = syscall (SYS_openat, AT_FDCWD, f,
+                        O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd >= 0)
+        syscall (SYS_close, fd);
+    }
+}
+
+/* ---- descriptor tests ---- */
+
+static int
+fd_flags (int fd)
+{
+  return (int) syscall (SYS_fcntl, fd, F_GETFL);
+}
+
+static bool
+writable (int flags)
+{
+  return flags >= 0 && ((flags & O_ACCMODE) == O_WRONLY
+                        || (flags & O_ACCMODE) == O_RDWR);
+}
+
+static struct
+{
+  pthread_once_t once;
+  bool known;
+  dev_t dev;
+  ino_t ino;
+} src = { PTHREAD_ONCE_INIT, false, 0, 0 };
+
+static void
+find_source (void)
+{
+  char const *p = getenv ("FAULTSHIM_SRC");
+  struct stat st;
+  if (p && *p && stat (p, &st) == 0)
+    {
+      src.dev = st.st_dev;
+      src.ino = st.st_ino;
+      src.known = true;
+    }
+}
+
+static bool
+is_source (int fd)
+{
+  pthread_once (&src.once, find_source);
+  struct stat st;
+  return src.known && fstat (fd, &st) == 0
+         && st.st_dev == src.dev && st.st_ino == src.ino;
+}
+
+/* ---- the source changes on its first read ---- */
+
+static pthread_once_t change_once = PTHREAD_ONCE_INIT;
+
+static void
+change_source (void)
+{
+  char const *path = getenv ("FAULTSHIM_SRC");
+  char const *extra = getenv ("FAULTSHIM_APPEND");
+  long long size = env_offset ("FAULTSHIM_TRUNCATE");
+  if (!path || !*path)
+    return;
+  if (size >= 0)
+    syscall (SYS_truncate, path, (off_t) size);
+  if (extra && *extra)
+    {
+      int in = syscall (SYS_openat, AT_FDCWD, extra, O_RDONLY | O_CLOEXEC);
+      int out = syscall (SYS_openat, AT_FDCWD, path,
+                         O_WRONLY | O_APPEND | O_CLOEXEC);
+      static char buf[1 << 16];
+      long n;
+      while (in >= 0 && out >= 0
+             && (n = syscall (SYS_read, in, buf, sizeof buf)) > 0)
+        {
+          long done = 0;
+          while (done < n)
+            {
+              long w = syscall (SYS_write, out, buf + done, n - done);
+              if (w <= 0)
+                break;
+              done += w;
+            }
+        }
+      if (in >= 0)
+        syscall (SYS_close, in);
+      if (out >= 0)
+        syscall (SYS_close, out);
+    }
+}
+
+/* Called before every read of FD: the first one of the source triggers
+   the change, the others wait for it to finish.  */
+static void
+before_read (int fd)
+{
+  if ((getenv ("FAULTSHIM_APPEND") || getenv ("FAULTSHIM_TRUNCATE"))
+      && is_source (fd))
+    pthread_once (&change_once, change_source);
+}
+
+/* How many of LEN bytes at OFF the source's O_DIRECT descriptor FD may
+   read: LEN, or less when FAULTSHIM_DIRECT_EOF cuts it.  */
+static size_t
+direct_read_limit (int fd, off_t off, size_t len)
+{
+  long long eof = env_offset ("FAULTSHIM_DIRECT_EOF");
+  if (eof < 0 || off < 0)
+    return len;
+  int fl = fd_flags (fd);
+  if (fl < 0 || !(fl & O_DIRECT) || !is_source (fd))
+    return len;
+  if (off >= eof)
+    return 0;
+  if ((unsigned long long) off + len > (unsigned long long) eof)
+    return eof - off;
+  return len;
+}
+
+/* True if a write of LEN bytes at OFF through FD is to be refused.  */
+static bool
+refuse_write (int fd, off_t off, size_t len)
+{
+  long long from = env_offset ("FAULTSHIM_DIRECT_WRITE_EINVAL");
+  if (from < 0 || off < 0)
+    return false;
+  int fl = fd_flags (fd);
+  if (!writable (fl) || !(fl & O_DIRECT) || is_source (fd))
+    return false;
+  return (unsigned long long) off + len > (unsigned long long) from;
+}
+
+static off_t
+current_offset (int fd)
+{
+  return (off_t) syscall (SYS_lseek, fd, 0, SEEK_CUR);
+}
+
+static size_t
+iov_total (struct iovec const *iov, int n)
+{
+  size_t t = 0;
+  for (int i = 0; i < n; i++)
+    t += iov[i].iov_len;
+  return t;
+}
+
+/* A read that moved N bytes, reported as moving at most LIMIT: the
+   kernel did the whole read, the caller sees it come back short.  */
+static ssize_t
+clip (ssize_t n, size_t limit)
+{
+  return n > (ssize_t) limit ? (ssize_t) limit : n;
+}
+
+/* ---- reads ---- */
+
+ssize_t
+read (int fd, void *buf, size_t len)
+{
+  REAL (read);
+  before_read (fd);
+  if (!getenv ("FAULTSHIM_DIRECT_EOF"))
+    return real_read (fd, buf, len);
+  off_t off = current_offset (fd);
+  size_t lim = direct_read_limit (fd, off, len);
+  if (lim == 0)
+    return 0;
+  ssize_t n = real_read (fd, buf, len);
+  if (n > (ssize_t) lim)
+    {
+      syscall (SYS_lseek, fd, off + (off_t) lim, SEEK_SET);
+      n = lim;
+    }
+  return n;
+}
+
+#define WRAP_PREAD(name)                                                \
+  ssize_t                                                               \
+  name (int fd, void *buf, size_t len, off_t off)                       \
+  {                                                                     \
+    REAL (name);              \
+    before_read (fd);                                                   \
+    size_t lim = direct_read_limit (fd, off, len);                      \
+    if (lim == 0)                                                       \
+      return 0;                                                         \
+    return clip (real_##name (fd, buf, len, off), lim);                 \
+  }
+
+#define WRAP_PREADV(name)                                               \
+  ssize_t                                                               \
+  name (int fd, struct iovec const *iov, int n, off_t off)              \
+  {                                                                     \
+    REAL (name);   \
+    before_read (fd);                                                   \
+    size_t total = iov_total (iov, n);                                  \
+    size_t lim = direct_read_limit (fd, off, total);                    \
+    if (lim == 0)                                                       \
+      return 0;                                                         \
+    return clip (real_##name (fd, iov, n, off), lim);                   \
+  }
+
+#define WRAP_PREADV2(name)                                              \
+  ssize_t                                                               \
+  name (int fd, struct iovec const *iov, int n, off_t off, int flags)   \
+  {                                                                     \
+    REAL (name); \
+    before_read (fd);                                                   \
+    size_t total = iov_total (iov, n);                                  \
+    size_t lim = direct_read_limit (fd, off == -1 ? current_offset (fd) \
+                                                  : off, total);        \
+    if (lim == 0)                                                       \
+      return 0;                                                         \
+    return clip (real_##name (fd, iov, n, off, flags), lim);            \
+  }
+
+WRAP_PREAD (pread)
+WRAP_PREADV (preadv)
+/* Other C libraries (musl) may lack some of these; a shim built there
+   is never loaded anyway (their binaries are static).  */
+#ifdef __GLIBC__
+WRAP_PREAD (pread64)
+WRAP_PREADV (preadv64)
+WRAP_PREADV2 (preadv2)
+WRAP_PREADV2 (preadv64v2)
+
+ssize_t
+copy_file_range (int in, off_t *in_off, int out, off_t *out_off,
+                 size_t len, unsigned int flags)
+{
+  REAL (copy_file_range);
+  before_read (in);
+  return real_copy_file_range (in, in_off, out, out_off, len, flags);
+}
+#endif
+
+/* ---- writes ---- */
+
+ssize_t
+write (int fd, void const *buf, size_t len)
+{
+  REAL (write);
+  if (getenv ("FAULTSHIM_DIRECT_WRITE_EINVAL")
+      && refuse_write (fd, current_offset (fd), len))
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  return real_write (fd, buf, len);
+}
+
+#define WRAP_PWRITE(name)                                               \
+  ssize_t                                                               \
+  name (int fd, void const *buf, size_t len, off_t off)                 \
+  {                                                                     \
+    REAL (name);        \
+    if (refuse_write (fd, off, len))                                    \
+      {                                                                 \
+        errno = EINVAL;                                                 \
+        return -1;                                                      \
+      }                                                                 \
+    return real_##name (fd, buf, len, off);                             \
+  }
+
+#define WRAP_PWRITEV(name)                                              \
+  ssize_t                                                               \
+  name (int fd, struct iovec const *iov, int n, off_t off)              \
+  {                                                                     \
+    REAL (name);   \
+    if (refuse_write (fd, off, iov_total (iov, n)))                     \
+      {                                                                 \
+        errno = EINVAL;                                                 \
+        return -1;                                                      \
+      }                                                                 \
+    return real_##name (fd, iov, n, off);                               \
+  }
+
+#define WRAP_PWRITEV2(name)                                             \
+  ssize_t                                                               \
+  name (int fd, struct iovec const *iov, int n, off_t off, int flags)   \
+  {                                                                     \
+    REAL (name); \
+    if (refuse_write (fd, off == -1 ? current_offset (fd) : off,        \
+                      iov_total (iov, n)))                              \
+      {                                                                 \
+        errno = EINVAL;                                                 \
+        return -1;                                                      \
+      }                                                                 \
+    return real_##name (fd, iov, n, off, flags);                        \
+  }
+
+WRAP_PWRITE (pwrite)
+WRAP_PWRITEV (pwritev)
+#ifdef __GLIBC__
+WRAP_PWRITE (pwrite64)
+WRAP_PWRITEV (pwritev64)
+WRAP_PWRITEV2 (pwritev2)
+WRAP_PWRITEV2 (pwritev64v2)
+#endif
+
+/* ---- close ---- */
+
+int
+close (int fd)
+{
+  REAL (close);
+  char const *prefix = getenv ("FAULTSHIM_CLOSE_EIO");
+  if (!prefix || !*prefix)
+    return real_close (fd);
+  int fl = fd_flags (fd);
+  bool direct_only = getenv ("FAULTSHIM_CLOSE_DIRECT_ONLY") != NULL;
+  bool victim = false;
+  if (writable (fl) && (!direct_only || (fl & O_DIRECT)))
+    {
+      char link[64], target[PATH_MAX];
+      snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+      ssize_t n = readlink (link, target, sizeof target - 1);
+      if (n > 0)
+        {
+          target[n] = '\0';
+          victim = strncmp (target, prefix, strlen (prefix)) == 0;
+        }
+    }
+  int r = real_close (fd);
+  if (victim && r == 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  return r;
+}

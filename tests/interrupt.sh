@@ -1,0 +1,119 @@
+#!/bin/sh
+# SIGINT, SIGTERM and SIGHUP in the middle of a copy (issue 10):
+#
+# - a new destination never appears under its name while it is written
+#   (an unnamed O_TMPFILE; on a FUSE mount that refuses O_TMPFILE, one
+#   hidden temporary ".cp8M-XXXXXX" in the same directory), and after the
+#   signal nothing is left: neither the name nor a temporary;
+# - an existing destination is overwritten in place: afterwards it is the
+#   same inode, shorter than the source;
+# - with --backup (simple and numbered) the backup is put back under the
+#   destination's name, old contents, and no backup name is left.
+#
+# Reads are slowed down by strace (50 ms per read, 1 MiB buffers) so that
+# the signal lands mid-copy however fast the disk; the test waits until
+# cp8M has written some data (its I/O counters) before signalling it.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+. "$abs_top_srcdir/tests/mounts-lib.sh"
+. "$abs_top_srcdir/tests/crash-lib.sh"
+need_fuse
+command -v strace >/dev/null || skip "strace is not installed"
+env --default-signal=INT true 2>/dev/null ||
+  skip "env --default-signal is missing (coreutils < 8.31)"
+
+M=1048576
+mount_loop ext4 512 disk || fail "cannot set up ext4"; disk=$mp
+mkdir "$disk/under" || exit 99
+mount_bindfs_direct "$disk/under" fuse || fail "cannot set up bindfs"; fuse=$mp
+cd "$disk" || exit 99
+random_file src $((64*M + 511))
+random_file old $((M + 5))
+sum=$(cksum <src)
+
+# Does the FUSE mount refuse O_TMPFILE (bindfs does)?  Then a new
+# destination there goes through a hidden temporary name.
+fuse_tmpfile=$(o_tmpfile "$fuse")
+note "O_TMPFILE on bindfs: $fuse_tmpfile"
+
+# slow ARGS...: "cp8M ARGS" with every read delayed.  A non-interactive
+# shell starts background jobs with SIGINT ignored; the copy gets the
+# default dispositions back, as from a terminal.
+slow () {
+  trace -f -o /dev/null -e trace=pread64,preadv2,read \
+    -e inject=pread64,preadv2:delay_exit=50000 \
+    env --default-signal=INT,TERM,HUP cp8M --buffer-size=1M --queue-depth=2 "$@"
+}
+
+# start ARGS...: slow cp8M ARGS in the background; sets job and cp (its
+# pid) once it has written 2 MiB.
+start () {
+  slow "$@" 2>"$work/err" &
+  job=$!
+  find_cp8m $job
+  wait_progress "$cp" $((2*M))
+}
+
+# finish SIG WHAT: send SIG to the running copy, wait for it; it must not
+# have succeeded.
+finish () {
+  kill -"$1" "$cp" || fail "$2: no cp8M to signal"
+  wait $job
+  status=$?
+  [ $status -ne 0 ] || fail "$2: the copy finished before SIG$1"
+}
+
+# while_copying DIR WHAT: the new destination is not visible in DIR.
+while_copying () {
+  _e=$(entries "$1")
+  case $_e in
+    '') [ "$1" != "$fuse/out" ] || [ "$fuse_tmpfile" != no ] ||
+          fail "$2: no hidden temporary on a mount without O_TMPFILE" ;;
+    .cp8M-??????)
+      is_hidden_temp "$_e" || fail "$2: '$_e' visible while copying" ;;
+    *) fail "$2: '$_e' visible in the directory while copying" ;;
+  esac
+}
+
+for sig in INT TERM HUP; do
+  # New destinations: invisible while written, nothing left after.
+  for place in "$disk:always" "$disk:never" "$fuse:never" "$fuse:always"; do
+    dir=${place%:*}/out mode=${place##*:}
+    what="SIG$sig, new destination on $(basename "${place%:*}"), --direct=$mode"
+    rm -rf "$dir" && mkdir "$dir" || exit 99
+    start --direct="$mode" src "$dir/dst"
+    while_copying "$dir" "$what"
+    seen=$(entries "$dir")
+    finish $sig "$what"
+    [ -z "$(entries "$dir")" ] ||
+      fail "$what: left $(entries "$dir") (exit $status)"
+    note "$what: ${seen:-nothing} visible while copying, nothing left"
+  done
+
+  # An existing destination: overwritten in place, shorter than the
+  # source afterwards.
+  for mode in always never; do
+    what="SIG$sig, existing destination, --direct=$mode"
+    rm -rf out && mkdir out && cp old out/dst || exit 99
+    ino=$(inode out/dst)
+    start --direct=$mode src out/dst
+    finish $sig "$what"
+    [ "$(entries out)" = dst ] || fail "$what: left $(entries out)"
+    [ "$(inode out/dst)" = "$ino" ] || fail "$what: the destination was replaced"
+    [ "$(size out/dst)" -lt "$(size src)" ] ||
+      fail "$what: $(size out/dst) bytes left, not shorter than the source"
+    note "$what: $(size out/dst) bytes left"
+  done
+
+  # With a backup: the old file back under its name, no backup left.
+  for backup in simple numbered; do
+    what="SIG$sig, --backup=$backup"
+    rm -rf out && mkdir out && cp old out/dst || exit 99
+    start --backup=$backup src out/dst
+    finish $sig "$what"
+    [ "$(entries out)" = dst ] || fail "$what: left $(entries out), expected dst only"
+    cmp -s old out/dst ||
+      fail "$what: dst does not hold its old contents ($(size out/dst) bytes)"
+  done
+done
+[ "$(cksum <src)" = "$sum" ] || fail "the source was modified"
+exit 0
