@@ -305,6 +305,10 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   echo ro >tree/nb/ro
   echo ro >tree/nb/rootro
   chmod 444 tree/nb/ro tree/nb/rootro
+  # A dangling symlink in a directory nobody cannot write: the symlink
+  # is what GNU reports, not the directory's permissions.
+  mkdir tree/rootdir
+  ln -s nowhere tree/rootdir/dangling
   chmod 644 tree/a tree/c
   chown nobody:nogroup tree/nb tree/nb/ro
   nobody_same () { # nobody_same ARGS...: same_as_gnu, both as nobody
@@ -313,7 +317,8 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     RUN_PREFIX=
   }
   for args in "a nb/ro" "-f a nb/ro" "-fv a nb/ro" "--remove-destination -v a nb/ro" \
-              "-f a nb/rootro" "-bf a nb/ro" "-n a nb/ro" "-u a nb/ro"; do
+              "-f a nb/rootro" "-bf a nb/ro" "-n a nb/ro" "-u a nb/ro" \
+              "a rootdir/dangling"; do
     # shellcheck disable=SC2086
     check nobody_same $args
   done

@@ -138,6 +138,28 @@ if [ $shim = yes ]; then
   done
 fi
 
+# An existing destination whose direct writes are refused part way: the
+# refused ranges are redone buffered, and the chunk that ends the file
+# must still come last.  Killed at the Nth positioned write with flags
+# (pwritev2: the direct ones, then the redone ranges), the file is
+# shorter than the source (or complete), never full-sized and wrong.
+if [ $shim = yes ]; then
+  random_file m1 $((512*1024))
+  for when in 1 2 3; do
+    what="direct writes refused past 300000, existing destination, SIGKILL at pwritev2 $when"
+    echo old >ex
+    env FAULTSHIM_DIRECT_WRITE_EINVAL=300000 LD_PRELOAD="$pre_cp8m" \
+      strace -f -qq -o /dev/null -e trace=pwritev2 \
+      -e inject=pwritev2:signal=SIGKILL:when=$when \
+      cp8M --direct=always --buffer-size=128K --queue-depth=4 m1 ex \
+      2>/dev/null
+    cmp -s m1 ex || [ "$(size ex)" -lt "$(size m1)" ] ||
+      fail "$what: ex has the source's size and differs ($(cmp m1 ex 2>&1))"
+    note "$what: $(size ex) bytes left"
+  done
+  rm -f m1 ex
+fi
+
 # ---- the source changes on the first read of its data ----
 
 if [ $shim = yes ]; then

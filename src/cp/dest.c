@@ -207,7 +207,9 @@ create_tempname (struct dest *d, mode_t mode)
 }
 
 /* Create LOC under its own name, armed for removal.  THROUGH_LINK: LOC
-   is a dangling symlink to write through.  */
+   is a dangling symlink to write through; the file made is the link's
+   target, which is left as it is on failure, as GNU cp leaves it (LOC's
+   name is the user's symlink, not ours to remove).  */
 static int
 create_at_name (struct loc const *loc, mode_t mode, bool through_link)
 {
@@ -216,7 +218,7 @@ create_at_name (struct loc const *loc, mode_t mode, bool through_link)
                    O_WRONLY | O_CREAT | O_CLOEXEC
                    | (through_link ? 0 : O_EXCL), mode);
   int err = errno;
-  if (fd >= 0)
+  if (fd >= 0 && !through_link)
     arm_removal (loc->dirfd, loc->rel);
   dest_release_signals ();
   errno = err;
@@ -247,9 +249,18 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       d->fd = create_at_name (loc, mode, false);
       return d->fd >= 0;
     }
-  if (o->open_dangling_dest_symlink && dangling_symlink (loc))
+  if (dangling_symlink (loc))
     {
-      d->kind = DEST_AT_NAME;
+      if (!o->open_dangling_dest_symlink)
+        {
+          /* GNU's open (O_EXCL) fails on the link before anything else
+             (a read-only or unwritable directory) can.  */
+          error (0, 0, "not writing through dangling symlink %s",
+                 quote_file (loc->name));
+          *reported = true;
+          return false;
+        }
+      d->kind = DEST_THROUGH_LINK;
       d->fd = create_at_name (loc, mode, true);
       return d->fd >= 0;
     }
@@ -263,6 +274,11 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       d->kind = DEST_TEMPNAME;
       d->fd = create_tempname (d, mode);
       err = errno;
+      if (d->fd < 0)
+        {
+          free (d->temp);
+          d->temp = NULL;
+        }
     }
   errno = err;
   return d->fd >= 0;
@@ -277,7 +293,8 @@ dest_existing (struct dest *d, struct loc const *loc, int fd)
 bool
 dest_visible (struct dest const *d)
 {
-  return d->kind == DEST_EXISTING || d->kind == DEST_AT_NAME;
+  return d->kind == DEST_EXISTING || d->kind == DEST_AT_NAME
+         || d->kind == DEST_THROUGH_LINK;
 }
 
 char const *
@@ -287,6 +304,8 @@ dest_describe (struct dest const *d)
     {
     case DEST_EXISTING:
       return "existing file, overwritten in place";
+    case DEST_THROUGH_LINK:
+      return "new file, created through a dangling symbolic link";
     case DEST_TMPFILE:
       return "new file, unnamed until complete (O_TMPFILE)";
     case DEST_TEMPNAME:
@@ -351,7 +370,7 @@ dest_commit (struct dest *d)
   int close_err = close (fd) != 0 ? errno : 0;
   if (close_err)
     error (0, close_err, "failed to close %s", quote_file (loc->name));
-  if (d->kind == DEST_EXISTING)
+  if (d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK)
     return !close_err;
 
   dest_hold_signals ();

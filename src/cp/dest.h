@@ -18,10 +18,11 @@
    new file leaves nothing, and a backup made of the file it replaces is
    put back under the destination's name.
 
-   Two rare cases create the file under its own name, as before, and
-   remove it on failure and on those signals: a name ending in '/' (which
-   fails as GNU's does) and, under POSIXLY_CORRECT, writing through a
-   dangling symbolic link.
+   Two rare cases create the file under its own name: a name ending in
+   '/' (the open fails, as GNU's does; removed on failure and on those
+   signals otherwise) and, under POSIXLY_CORRECT, writing through a
+   dangling symbolic link (the link's target is kept on failure, as GNU
+   keeps it: the name is the user's link).
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -38,7 +39,9 @@ enum dest_kind
   DEST_EXISTING,   /* overwritten in place */
   DEST_TMPFILE,    /* new: unnamed (O_TMPFILE), linked into place */
   DEST_TEMPNAME,   /* new: a hidden name, renamed into place */
-  DEST_AT_NAME     /* new, under its own name: removed if it fails */
+  DEST_AT_NAME,    /* new, under its own name: removed if it fails */
+  DEST_THROUGH_LINK  /* new, through a dangling symlink (POSIXLY_CORRECT):
+                        left as it is if it fails, as GNU leaves it */
 };
 
 /* One destination being written.  */

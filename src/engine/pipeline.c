@@ -227,32 +227,42 @@ struct worker
 static int
 take_chunk (struct io_job *job, struct io_range *r)
 {
-  int got = job->stop ? 0 : next_chunk (job->chunks, job->buffer_size, r);
-  if (got < 0 && !job->err)
+  struct chunker *c = job->chunks;
+  for (;;)
     {
-      job->err = errno;
-      job->side = ENGINE_SIDE_READ;
-      job->stop = true;
-    }
-  if (got > 0 && job->hold_last && r->off + r->len >= job->chunks->size)
-    {
-      /* This chunk gives the destination its full size: until every
-         other chunk is written, an interrupted copy must leave it
-         visibly short.  */
+      int got = job->stop ? 0 : next_chunk (c, job->buffer_size, r);
+      if (got < 0 && !job->err)
+        {
+          job->err = errno;
+          job->side = ENGINE_SIDE_READ;
+          job->stop = true;
+        }
+      if (got > 0 && job->hold_last && r->off + r->len >= c->size)
+        {
+          /* This chunk gives the destination its full size: an
+             interrupted copy must leave it visibly short, so it waits
+             until every other chunk (refused ones redone included) is
+             written.  The chunker keeps it for a later pass if this one
+             stops first.  */
+          c->last = *r;
+          c->has_last = true;
+          continue;
+        }
+      if (got != 0 || !c->has_last || job->stop)
+        {
+          if (got > 0)
+            job->in_flight++;
+          return got;
+        }
       while (job->in_flight > 0 && !job->stop)
         pthread_cond_wait (&job->idle, &job->lock);
-      if (job->stop)
-        {
-          /* For the buffered pass, should a refusal have stopped us.  */
-          struct chunker *c = job->chunks;
-          if (c->n_redo < ENGINE_MAX_DEPTH)
-            c->redo[c->n_redo++] = *r;
-          got = 0;
-        }
+      if (job->stop || !c->has_last)
+        continue;   /* stopped, or another worker took it */
+      *r = c->last;
+      c->has_last = false;
+      job->in_flight++;
+      return 1;
     }
-  if (got > 0)
-    job->in_flight++;
-  return got;
 }
 
 static void *

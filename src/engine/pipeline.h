@@ -34,6 +34,9 @@ struct chunker
   off_t ext_end;     /* end of the extent being cut, or -1 */
   struct io_range redo[ENGINE_MAX_DEPTH];  /* handed out again first */
   int n_redo;
+  struct io_range last;  /* the chunk that ends the file, set aside by a
+                            hold_last job until nothing else is left */
+  bool has_last;
 };
 
 /* One pass over a file: fixed parameters, then state shared by the
