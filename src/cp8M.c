@@ -27,6 +27,7 @@
 
 #include "backupfile.h"
 
+#include "cp/budget.h"
 #include "cp/dest.h"
 #include "closeout.h"
 #include "cp/copy.h"
@@ -210,12 +211,19 @@ main (int argc, char **argv)
   resolve_target (&o, argc - first, argv + first, &t);
 
   dest_install_signals ();
-  struct engine_config cfg = { o.buffer_size, o.queue_depth };
+  /* Buffers that fit the memory this process may use: explicit sizes
+     included, since being killed helps no one.  */
+  struct memory_plan mem;
+  budget_plan (&mem, "", o.queue_depth, o.buffer_size,
+               o.explicit_queue_depth, o.explicit_buffer_size);
+  struct engine_config cfg = { mem.size, mem.depth };
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
 
-  struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new () };
+  struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
+                        .memory = &mem,
+                        .max_open_levels = dirfds_max_levels () };
   /* The same source twice, or two sources with the same name, can only
      happen with several operands.  */
   if (t.dir && t.n_sources >= 2)
@@ -242,6 +250,7 @@ main (int argc, char **argv)
   seen_free (c.created);
   seen_free (c.operands);
   engine_ctx_free (eng);
+  budget_free (&mem.budget);
   if (t.dirfd >= 0)
     close (t.dirfd);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;

@@ -360,7 +360,7 @@ static bool
 copy_by_type (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst,
               struct stat const *dst_st, bool *dst_new, bool dst_is_dir,
-              struct ancestor const *parent, struct walk *w, bool follow)
+              struct ancestor *parent, struct walk *w, bool follow)
 {
   struct cp8m_options const *o = c->o;
   mode_t smode = sst->st_mode;
@@ -384,7 +384,7 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
 
 bool
 copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
-           struct ancestor const *parent, struct walk *w, bool command_line,
+           struct ancestor *parent, struct walk *w, bool command_line,
            bool dst_absent)
 {
   struct cp8m_options const *o = c->o;
@@ -503,7 +503,14 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
   if (!ok && !earlier)
     seen_forget (c->links, sst.st_dev, sst.st_ino);
   if (!ok && backup)
-    dest_undo_backup (o, dst, backup);
+    {
+      /* A directory's walk may have closed and reopened DST's directory
+         (dirfds.c): its descriptor is the parent level's now.  */
+      struct loc now = *dst;
+      if (parent)
+        now.dirfd = parent->dst_fd;
+      dest_undo_backup (o, &now, backup);
+    }
   else if (backup)
     dest_unguard_backup ();
   free (backup);

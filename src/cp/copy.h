@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include "budget.h"
 #include "engine/engine.h"
 #include "options.h"
 #include "seen.h"
@@ -29,6 +30,10 @@ struct copy_ctx
   struct seen *links;     /* source dev/ino -> destination name */
   struct seen *created;   /* destinations created by this run */
   struct seen *operands;  /* command-line sources already copied, or NULL */
+  struct memory_plan const *memory;  /* the engine's buffers, and why */
+  unsigned int max_open_levels;  /* directory levels kept open (dirfds.c) */
+  bool memory_said;       /* --debug printed MEMORY (before the first
+                             file's data) */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */
@@ -39,13 +44,22 @@ struct loc
   char const *name;   /* the whole name, relative to the working directory */
 };
 
-/* A directory being copied, linked to its parents: for -x and for
-   symbolic-link cycles under -L.  */
+/* A directory being copied, linked to its parents: one level of the
+   walk.  Its descriptors are what the entries below it are looked up in;
+   dirfds.c closes those of levels far above the walk's current one and
+   opens them again when the walk comes back.  */
 struct ancestor
 {
-  struct ancestor const *parent;
-  dev_t dev;
-  ino_t ino;
+  struct ancestor *parent;
+  dev_t dev;            /* the source directory: for -x and for */
+  ino_t ino;            /* symbolic-link cycles under -L */
+  dev_t dst_dev;        /* the destination directory */
+  ino_t dst_ino;
+  int src_fd, dst_fd;   /* open, or -1 while closed (or never opened) */
+  struct loc const *src, *dst;  /* how the level was reached */
+  bool dst_follow;      /* DST was opened following a symbolic link
+                           (--keep-directory-symlink) */
+  bool lost;            /* could not be opened again (reported) */
 };
 
 /* What one operand's walk shares.  */
@@ -62,7 +76,7 @@ struct walk
    operand checks).  DST_ABSENT: the caller knows DST does not exist.
    Report failures GNU's way and return false; never exit.  */
 bool copy_node (struct copy_ctx *c, struct loc const *src,
-                struct loc const *dst, struct ancestor const *parent,
+                struct loc const *dst, struct ancestor *parent,
                 struct walk *w, bool command_line, bool dst_absent);
 
 /* NAME with its last component replaced by BASE, as messages show a
@@ -73,8 +87,25 @@ char *sibling_name (char const *name, char const *base);
    directory (merge into it).  */
 bool copy_directory (struct copy_ctx *c, struct loc const *src,
                      struct stat const *sst, struct loc const *dst,
-                     bool dst_exists, struct ancestor const *parent,
+                     bool dst_exists, struct ancestor *parent,
                      struct walk *w);
+
+/* dirfds.c: how many directory levels a walk keeps open, from the
+   descriptor limit (RLIMIT_NOFILE).  */
+unsigned int dirfds_max_levels (void);
+
+/* dirfds.c: LV's descriptors were just opened: close those of the level
+   that now falls out of the C->max_open_levels nearest ones.  */
+void dirfds_push (struct copy_ctx const *c, struct ancestor *lv);
+
+/* dirfds.c: make sure LV's descriptors are open, opening them again by
+   name if they were closed.  Return false after reporting a failure.  */
+bool dirfds_ensure (struct ancestor *lv);
+
+/* dirfds.c: LV is done: open its parent's descriptors again if they
+   were closed (through LV's "..", while LV is still open), then close
+   LV's.  Return false after reporting a failure to reopen.  */
+bool dirfds_pop (struct ancestor *lv);
 
 /* regular.c: copy the file SRC as a regular file.  *DST_NEW says whether
    DST had to be created; it becomes true if DST was replaced.  */

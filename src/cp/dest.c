@@ -206,19 +206,20 @@ create_tempname (struct dest *d, mode_t mode)
   return -1;
 }
 
-/* Create LOC under its own name, armed for removal.  THROUGH_LINK: LOC
-   is a dangling symlink to write through; the file made is the link's
-   target, which is left as it is on failure, as GNU cp leaves it (LOC's
-   name is the user's symlink, not ours to remove).  */
+/* Create LOC under its own name, armed for removal if ARM.
+   THROUGH_LINK: LOC is a dangling symlink to write through; the file made
+   is the link's target, which is left as it is on failure, as GNU cp
+   leaves it (LOC's name is the user's symlink, not ours to remove).  */
 static int
-create_at_name (struct loc const *loc, mode_t mode, bool through_link)
+create_at_name (struct loc const *loc, mode_t mode, bool through_link,
+                bool arm)
 {
   dest_hold_signals ();
   int fd = openat (loc->dirfd, loc->rel,
                    O_WRONLY | O_CREAT | O_CLOEXEC
                    | (through_link ? 0 : O_EXCL), mode);
   int err = errno;
-  if (fd >= 0 && !through_link)
+  if (fd >= 0 && arm)
     arm_removal (loc->dirfd, loc->rel);
   dest_release_signals ();
   errno = err;
@@ -237,7 +238,8 @@ dangling_symlink (struct loc const *loc)
 
 bool
 dest_create (struct dest *d, struct cp8m_options const *o,
-             struct loc const *loc, mode_t mode, bool *reported)
+             struct loc const *loc, mode_t mode, bool stream,
+             bool *reported)
 {
   *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
   *reported = false;
@@ -246,7 +248,7 @@ dest_create (struct dest *d, struct cp8m_options const *o,
     {
       /* This open fails, and its error is the one GNU reports.  */
       d->kind = DEST_AT_NAME;
-      d->fd = create_at_name (loc, mode, false);
+      d->fd = create_at_name (loc, mode, false, true);
       return d->fd >= 0;
     }
   if (dangling_symlink (loc))
@@ -261,7 +263,13 @@ dest_create (struct dest *d, struct cp8m_options const *o,
           return false;
         }
       d->kind = DEST_THROUGH_LINK;
-      d->fd = create_at_name (loc, mode, true);
+      d->fd = create_at_name (loc, mode, true, false);
+      return d->fd >= 0;
+    }
+  if (stream)
+    {
+      d->kind = DEST_STREAM;
+      d->fd = create_at_name (loc, mode, false, false);
       return d->fd >= 0;
     }
 
@@ -294,7 +302,7 @@ bool
 dest_visible (struct dest const *d)
 {
   return d->kind == DEST_EXISTING || d->kind == DEST_AT_NAME
-         || d->kind == DEST_THROUGH_LINK;
+         || d->kind == DEST_THROUGH_LINK || d->kind == DEST_STREAM;
 }
 
 char const *
@@ -310,6 +318,8 @@ dest_describe (struct dest const *d)
       return "new file, unnamed until complete (O_TMPFILE)";
     case DEST_TEMPNAME:
       return "new file, under a temporary name until complete";
+    case DEST_STREAM:
+      return "new file under its name, written as the stream arrives";
     default:
       return "new file, created under its name";
     }
@@ -370,7 +380,8 @@ dest_commit (struct dest *d)
   int close_err = close (fd) != 0 ? errno : 0;
   if (close_err)
     error (0, close_err, "failed to close %s", quote_file (loc->name));
-  if (d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK)
+  if (d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK
+      || d->kind == DEST_STREAM)
     return !close_err;
 
   dest_hold_signals ();

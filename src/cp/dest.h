@@ -18,6 +18,13 @@
    new file leaves nothing, and a backup made of the file it replaces is
    put back under the destination's name.
 
+   A stream (a pipe, FIFO, terminal, character device or socket read as
+   data) is not a file that can look complete: it has no size to compare
+   with, and what was read from it cannot be read again.  So, as GNU cp
+   does, a new destination of a stream is created under its own name and
+   written as the data arrives, and it is kept when the copy fails or is
+   interrupted: it holds all that was read.
+
    Two rare cases create the file under its own name: a name ending in
    '/' (the open fails, as GNU's does; removed on failure and on those
    signals otherwise) and, under POSIXLY_CORRECT, writing through a
@@ -40,6 +47,8 @@ enum dest_kind
   DEST_TMPFILE,    /* new: unnamed (O_TMPFILE), linked into place */
   DEST_TEMPNAME,   /* new: a hidden name, renamed into place */
   DEST_AT_NAME,    /* new, under its own name: removed if it fails */
+  DEST_STREAM,     /* new, under its own name, written as a stream
+                      arrives: kept if it fails */
   DEST_THROUGH_LINK  /* new, through a dangling symlink (POSIXLY_CORRECT):
                         left as it is if it fails, as GNU leaves it */
 };
@@ -58,12 +67,14 @@ struct dest
 void dest_install_signals (void);
 
 /* Create a new destination LOC with the permissions MODE (less the
-   umask), hidden until dest_commit.  Return true with D->fd open for
+   umask), hidden until dest_commit unless the source is a STREAM.
+   Return true with D->fd open for
    writing; false with *REPORTED false and errno set when the caller
    should report "cannot create regular file", or with *REPORTED true
    after reporting something else.  */
 bool dest_create (struct dest *d, struct cp8m_options const *o,
-                  struct loc const *loc, mode_t mode, bool *reported);
+                  struct loc const *loc, mode_t mode, bool stream,
+                  bool *reported);
 
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "error.h"
 #include "filemode.h"
 #include "progname.h"
@@ -74,6 +75,8 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
       printf ("direct I/O: yes (%s, %s x %u in flight, align %u/%u",
               rep->method, size, rep->depth, rep->mem_align,
               rep->offset_align);
+      if (rep->short_of_memory)
+        fputs (", fewer or smaller buffers: an allocation failed", stdout);
       if (rep->tail > 0)
         printf (", last %jd bytes buffered", (intmax_t) rep->tail);
       printf (")%s%s\n", rep->caveat ? ", but " : "",
@@ -89,6 +92,51 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
   printf ("destination: %s\n", dest);
   if (res->src_changed)
     puts ("source changed during the copy");
+}
+
+/* BYTES, roughly, for people: "48 MiB", "20.5 GiB".  */
+static void
+format_amount (char *out, size_t outsize, uint64_t bytes)
+{
+  double mib = bytes / (1024.0 * 1024);
+  if (mib >= 10 * 1024)
+    snprintf (out, outsize, "%.1f GiB", mib / 1024);
+  else
+    snprintf (out, outsize, "%.0f MiB", mib);
+}
+
+void
+diag_debug_budget (struct memory_plan const *p)
+{
+  struct budget const *b = &p->budget;
+  char room[32], limit[32], used[32], share[32];
+  format_amount (room, sizeof room, b->headroom);
+  format_amount (share, sizeof share, b->bytes);
+  if (!b->source)
+    fputs ("memory budget: none (no memory limit or MemAvailable found)",
+           stdout);
+  else if (!b->cgroup)
+    printf ("memory budget: %s, a quarter of MemAvailable (%s)", share,
+            room);
+  else
+    {
+      format_amount (limit, sizeof limit, b->limit);
+      format_amount (used, sizeof used, b->usage);
+      printf ("memory budget: %s, a quarter of the %s left in %s %s"
+              " (%s %s, %s in use without reclaimable cache)", share, room,
+              b->source, b->cgroup, b->limit_file, limit, used);
+    }
+
+  char size[32], asked[32];
+  format_size (size, sizeof size, p->size);
+  format_size (asked, sizeof asked, p->asked_size);
+  printf ("; buffers: up to %u x %s", p->depth, size);
+  if (p->capped && (p->explicit_depth || p->explicit_size))
+    printf (" (%u x %s asked for, capped by the budget)", p->asked_depth,
+            asked);
+  else if (p->capped)
+    printf (" (default %u x %s, capped by the budget)", p->asked_depth, asked);
+  putchar ('\n');
 }
 
 void

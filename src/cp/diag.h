@@ -36,6 +36,11 @@ void diag_engine_failure (struct engine_result const *res,
    did).  */
 void diag_debug_lines (struct engine_result const *res, char const *dest);
 
+/* Print --debug's line on the memory the engine's buffers may take, and
+   the buffers that gives ("memory budget: ...").  */
+struct memory_plan;
+void diag_debug_budget (struct memory_plan const *p);
+
 /* Print -v's "'SRC' -> 'DST'" line to stdout.  */
 void diag_verbose (char const *src, char const *dst);
 

@@ -86,33 +86,38 @@ read_entries (int fd, size_t *count)
   return v ? v : xmalloc (1);
 }
 
-/* Copy the entries of directory SRC (open as SRC_FD, status SST) into
-   directory DST (open as DST_FD).  */
+/* Copy the entries of the directory level SELF (source SRC) into its
+   destination DST.  */
 static bool
-copy_dir_entries (struct copy_ctx *c, struct loc const *src, int src_fd,
-                  struct stat const *sst, struct loc const *dst, int dst_fd,
-                  bool dst_new, struct ancestor const *parent, struct walk *w)
+copy_dir_entries (struct copy_ctx *c, struct loc const *src,
+                  struct loc const *dst, bool dst_new, struct ancestor *self,
+                  struct walk *w)
 {
   size_t n;
-  struct entry *names = read_entries (src_fd, &n);
+  struct entry *names = read_entries (self->src_fd, &n);
   if (!names)
     {
       error (0, errno, "cannot access %s", quote_file (src->name));
       return false;
     }
 
-  struct ancestor self = { parent, sst->st_dev, sst->st_ino };
   bool ok = true;
   size_t i;
   for (i = 0; i < n && !w->into_self; i++)
     {
+      /* Open again if the walk below closed them (dirfds.c).  */
+      if (!dirfds_ensure (self))
+        {
+          ok = false;
+          break;
+        }
       char const *name = names[i].name;
       char *src_name = file_name_concat (src->name, name, NULL);
       char *dst_name = file_name_concat (dst->name, name, NULL);
-      struct loc s = { src_fd, name, src_name };
-      struct loc d = { dst_fd, name, dst_name };
+      struct loc s = { self->src_fd, name, src_name };
+      struct loc d = { self->dst_fd, name, dst_name };
       /* Going on after copying into itself would copy the copy again.  */
-      ok &= copy_node (c, &s, &d, &self, w, false, dst_new);
+      ok &= copy_node (c, &s, &d, self, w, false, dst_new);
       free (src_name);
       free (dst_name);
     }
@@ -170,7 +175,7 @@ make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
 bool
 copy_directory (struct copy_ctx *c, struct loc const *src,
                 struct stat const *sst, struct loc const *dst,
-                bool dst_exists, struct ancestor const *parent,
+                bool dst_exists, struct ancestor *parent,
                 struct walk *w)
 {
   struct cp8m_options const *o = c->o;
@@ -208,15 +213,31 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       return false;
     }
 
+  struct stat dst_st;
+  if (fstat (dst_fd, &dst_st) != 0)
+    {
+      error (0, errno, "cannot stat %s", quote_file (dst->name));
+      if (src_fd >= 0)
+        close (src_fd);
+      close (dst_fd);
+      return false;
+    }
+  struct ancestor self = {
+    .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
+    .dst_dev = dst_st.st_dev, .dst_ino = dst_st.st_ino,
+    .src_fd = src_fd, .dst_fd = dst_fd, .src = src, .dst = dst,
+    .dst_follow = o->keep_directory_symlink };
+  dirfds_push (c, &self);
+
   /* -x: a mount point is copied as an empty directory.  */
   if (ok && !(o->one_file_system && parent && parent->dev != sst->st_dev))
-    ok = copy_dir_entries (c, src, src_fd, sst, dst, dst_fd, !dst_exists,
-                           parent, w);
+    ok = copy_dir_entries (c, src, dst, !dst_exists, &self, w);
   /* Even when the source could not be read: the copy still gets the
      attributes, as GNU cp gives them.  */
-  ok &= apply_metadata (c, src, src_fd, sst, dst, dst_fd, &plan);
-  if (src_fd >= 0)
-    close (src_fd);
-  close (dst_fd);
+  if (dirfds_ensure (&self))
+    ok &= apply_metadata (c, src, self.src_fd, sst, dst, self.dst_fd, &plan);
+  else
+    ok = false;
+  ok &= dirfds_pop (&self);
   return ok;
 }

@@ -10,6 +10,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +40,21 @@ chown_failure_ok (struct cp8m_options const *o, int err)
   return (err == EPERM || err == EINVAL) && !o->chown_privileges;
 }
 
+/* The name to give gnulib's ACL functions for a file open as FD (or -1)
+   and named NAME.  They use the descriptor, but read and write a
+   directory's default ACL by name (there is no call on a descriptor for
+   it): a name too long for the kernel, deep in a tree, is then the
+   descriptor's name in /proc, in BUF.  (Their messages show that name;
+   GNU cp cannot reach such files at all.)  */
+static char const *
+acl_name (char const *name, int fd, char buf[static 32])
+{
+  if (fd < 0 || strlen (name) < PATH_MAX)
+    return name;
+  snprintf (buf, 32, "/proc/self/fd/%d", fd);
+  return buf;
+}
+
 /* Give DST the owner and group of SST.  Return 1 on success, 0 when it
    failed harmlessly (an unprivileged user cannot give files away: the
    group is still tried), -1 on a reported failure that counts.  */
@@ -52,7 +70,8 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
   if (!plan->dst_new && o->preserve_mode)
     {
       mode_t restrictive = dst_st->st_mode & sst->st_mode & S_IRWXU;
-      if (qset_acl (dst->name, fd, restrictive) != 0)
+      char buf[32];
+      if (qset_acl (acl_name (dst->name, fd, buf), fd, restrictive) != 0)
         {
           if (!chown_failure_ok (o, errno))
             error (0, errno, "clearing permissions for %s",
@@ -114,7 +133,8 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
           && (fd >= 0 ? fstat (fd, &st)
               : fstatat (dst->dirfd, dst->rel, &st, 0)) == 0)
         mode |= st.st_mode & S_ISGID;
-      return set_acl (dst->name, fd, mode) == 0;
+      char buf[32];
+      return set_acl (acl_name (dst->name, fd, buf), fd, mode) == 0;
     }
 
   mode_t omitted = plan->omitted & ~o->umask;
@@ -194,7 +214,11 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
   if (plan->is_link)
     return true;
   if (o->preserve_mode)
-    return copy_acl (src->name, src_fd, dst->name, fd, src_mode) == 0
-           || !o->require_preserve;
+    {
+      char sbuf[32], dbuf[32];
+      return copy_acl (acl_name (src->name, src_fd, sbuf), src_fd,
+                       acl_name (dst->name, fd, dbuf), fd, src_mode) == 0
+             || !o->require_preserve;
+    }
   return settle_mode (c, sst, dst, fd, plan);
 }

@@ -367,6 +367,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case BUFFER_SIZE_OPTION:
           if (!cp8m_parse_size (optarg, &o->buffer_size))
             error (EXIT_FAILURE, 0, "invalid buffer size %s", quote (optarg));
+          o->explicit_buffer_size = true;
           break;
         case DIRECT_OPTION:
           /* Bare --direct means always, like a forcedirectio mount.  */
@@ -383,6 +384,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
               error (EXIT_FAILURE, 0, "invalid queue depth %s (1 to %d)",
                      quote (optarg), ENGINE_MAX_DEPTH);
             o->queue_depth = n;
+            o->explicit_queue_depth = true;
           }
           break;
         case HELP_OPTION:

@@ -97,6 +97,7 @@ struct cp8m_options
      side of --sparse and --reflink.  */
   size_t buffer_size;
   unsigned int queue_depth;
+  bool explicit_buffer_size, explicit_queue_depth;  /* given, not defaults */
   struct engine_request request;
 };
 

@@ -52,6 +52,11 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   struct engine_result res;
+  if (c->o->debug && !c->memory_said)
+    {
+      diag_debug_budget (c->memory);
+      c->memory_said = true;
+    }
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &res);
   if (!ok)
     diag_engine_failure (&res, src->name, d->loc->name);
@@ -61,11 +66,11 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
 }
 
 /* Open DST for the copy: the existing file, or (when *DST_NEW, or when -f
-   removed it) a new one, hidden until dest_commit.  Return false after
-   reporting.  */
+   removed it) a new one, hidden until dest_commit unless the source is a
+   STREAM.  Return false after reporting.  */
 static bool
 open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
-           bool *dst_new, struct dest *d)
+           bool stream, bool *dst_new, struct dest *d)
 {
   struct cp8m_options const *o = c->o;
   bool failed = false;
@@ -80,7 +85,7 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
     }
   if (*dst_new && !failed)
     {
-      if (dest_create (d, o, dst, mode, &failed))
+      if (dest_create (d, o, dst, mode, stream, &failed))
         {
           d->fd = fd_safer (d->fd);
           return true;
@@ -129,8 +134,13 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
     }
 
   mode_t omitted = omitted_permissions (o, sst->st_mode);
+  /* What a stream gives cannot be read again: its copy is written where
+     it can be seen as it comes, as GNU cp writes it (dest.h).  */
+  bool stream = S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
+                || S_ISSOCK (st.st_mode);
   struct dest d;
-  if (!open_dest (c, dst, (sst->st_mode & 0777) & ~omitted, dst_new, &d))
+  if (!open_dest (c, dst, (sst->st_mode & 0777) & ~omitted, stream, dst_new,
+                  &d))
     {
       close (src_fd);
       return false;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +32,7 @@ struct engine_ctx
   char *buffers[ENGINE_MAX_DEPTH];  /* allocated on first need */
   size_t buffer_align;
   unsigned int allocations;
+  bool short_of_memory;  /* an allocation failed: fewer or smaller buffers */
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
 };
@@ -84,11 +86,41 @@ engine_buffer_allocations (struct engine_ctx const *ctx)
   return ctx->allocations;
 }
 
-/* Make sure the first N buffers exist.  The first is allocated on the
+/* The size of the first buffer, which every later one shares: the size
+   asked for, or, when that cannot be had (a memory limit the cp layer's
+   budget did not see), the largest of its halves down to 1 MiB that can.
+   Return the buffer, or NULL.  */
+static char *
+first_buffer (struct engine_ctx *ctx)
+{
+  size_t unit = io_unit ();
+  size_t floor = ctx->cfg.buffer_size < ENGINE_MIN_BUFFER
+                 ? ctx->cfg.buffer_size : ENGINE_MIN_BUFFER;
+  for (size_t size = ctx->cfg.buffer_size;; )
+    {
+      void *buf;
+      if (posix_memalign (&buf, ctx->buffer_align, size) == 0)
+        {
+          if (size < ctx->cfg.buffer_size)
+            ctx->short_of_memory = true;
+          ctx->cfg.buffer_size = size;
+          return buf;
+        }
+      if (size <= floor)
+        return NULL;
+      size = size / 2 - size / 2 % unit;
+      if (size < floor)
+        size = floor;
+    }
+}
+
+/* Make sure buffers exist for N I/Os in flight and return how many do:
+   fewer when an allocation fails (then the copy goes on with those), 0
+   only when not even one could be had.  The first is allocated on the
    first copy, not in engine_ctx_new, so that its alignment honours what
    the first files report and a run that copies nothing allocates
    nothing; the others only when a file is copied with I/Os in flight.  */
-static bool
+static unsigned int
 ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
                 int dst_fd)
 {
@@ -100,17 +132,25 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
       unsigned int mem = src.mem_align > dst.mem_align ? src.mem_align
                                                        : dst.mem_align;
       ctx->buffer_align = dio_buffer_alignment (sysconf (_SC_PAGESIZE), mem);
+      ctx->buffers[0] = first_buffer (ctx);
+      if (!ctx->buffers[0])
+        return 0;
+      ctx->allocations++;
     }
-  for (unsigned int i = 0; i < n; i++)
-    if (!ctx->buffers[i])
+  unsigned int got = 1;
+  for (; got < n; got++)
+    if (!ctx->buffers[got])
       {
         void *buf;
         if (posix_memalign (&buf, ctx->buffer_align, ctx->cfg.buffer_size))
-          return false;
-        ctx->buffers[i] = buf;
+          {
+            ctx->short_of_memory = true;
+            break;
+          }
+        ctx->buffers[got] = buf;
         ctx->allocations++;
       }
-  return true;
+  return got;
 }
 
 /* ---- results ---- */
@@ -133,15 +173,25 @@ note_not_direct (struct engine_report *rep, char const *why, int err)
 
 /* ---- streams: pipes, FIFOs, devices, files whose size says nothing ---- */
 
-/* Read into BUF until it holds SIZE bytes or the writer is gone, so that
-   writes stay whole buffers.  Return the count (0 at end), or -1.  */
+/* Read what SRC has for BUF: wait for the first piece, then take more
+   only while more is already waiting (a poll that does not wait says
+   so), up to SIZE bytes.  Data that arrives slowly is written as it
+   comes, as GNU cp writes it, and is in the destination if the copy is
+   killed; a fast writer still fills whole buffers.  Return the count (0
+   at end of file), or -1.  */
 static ssize_t
-read_buffer (int fd, char *buf, size_t size)
+read_arrived (int fd, char *buf, size_t size)
 {
   size_t got = 0;
   size_t limit = size;
   while (got < size)
     {
+      if (got > 0)
+        {
+          struct pollfd p = { .fd = fd, .events = POLLIN };
+          if (poll (&p, 1, 0) <= 0)
+            break;
+        }
       size_t want = size - got < limit ? size - got : limit;
       ssize_t n = read (fd, buf + got, want);
       if (n < 0 && errno == EINTR)
@@ -153,8 +203,10 @@ read_buffer (int fd, char *buf, size_t size)
           limit = want / 2;
           continue;
         }
+      /* A failed read moved nothing: write what came before it, and
+         meet the error again on the next read.  */
       if (n < 0)
-        return -1;
+        return got > 0 ? (ssize_t) got : -1;
       if (n == 0)
         break;
       got += n;
@@ -170,15 +222,15 @@ copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
   size_t size = ctx->cfg.buffer_size;
   for (;;)
     {
-      ssize_t n = read_buffer (src_fd, buf, size);
+      ssize_t n = read_arrived (src_fd, buf, size);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
+      if (n == 0)
+        return true;
       int no_flags = 0;
-      if (n > 0 && rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
+      if (rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
         return fail (res, ENGINE_SIDE_WRITE, errno);
       res->bytes += n;
-      if ((size_t) n < size)
-        return true;
     }
 }
 
@@ -527,8 +579,15 @@ copy_seekable (struct file_copy *fc)
   fc->depth = n_chunks < ctx->cfg.queue_depth ? n_chunks
                                                 : ctx->cfg.queue_depth;
   bool direct = want_direct (fc);
-  if (direct && !ensure_buffers (ctx, fc->depth, fc->src_fd, fc->dst_fd))
-    return fail (fc->res, ENGINE_SIDE_NONE, ENOMEM);
+  if (direct)
+    {
+      /* Buffer 0 exists (engine_copy made sure), so this is at least 1.  */
+      unsigned int got = ensure_buffers (ctx, fc->depth, fc->src_fd,
+                                         fc->dst_fd);
+      if (got < fc->depth)
+        fc->depth = got;
+      rep->short_of_memory = ctx->short_of_memory;
+    }
   if (direct && !copy_direct (fc, &chunks))
     return false;
   if (direct && (!rep->direct || rep->fell_back))
@@ -586,7 +645,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
 {
   *res = (struct engine_result) { .report = {
     .offload = "avoided", .reflink = "avoided", .sparse = "no",
-    .depth = 1, .buffer_size = ctx->cfg.buffer_size } };
+    .depth = 1 } };
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };
   if (fstat (src_fd, &fc.src_st) != 0)
@@ -595,6 +654,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     return fail (res, ENGINE_SIDE_WRITE, errno);
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
+  /* Known now: a failed allocation may have made the buffers smaller.  */
+  res->report.buffer_size = ctx->cfg.buffer_size;
+  res->report.short_of_memory = ctx->short_of_memory;
 
   /* Buffered and tail I/O need plain descriptors, whatever opened them.  */
   struct dio_fd plain_src, plain_dst;

@@ -34,13 +34,20 @@
 
 struct engine_ctx;
 
-/* Fixed for the life of a context.  */
+/* Fixed for the life of a context, but that the buffers get smaller (and
+   fewer are in flight) when an allocation fails: the cp layer sizes
+   them to the memory it may use, and an allocation that still fails
+   costs speed, never the copy.  */
 struct engine_config
 {
   size_t buffer_size;        /* bytes per I/O; rounded up to 4096 */
   unsigned int queue_depth;  /* direct I/Os in flight, 1..ENGINE_MAX_DEPTH */
 };
 enum { ENGINE_MAX_DEPTH = 64 };
+
+/* When memory runs short, buffers are halved down to this size (or the
+   size asked for, if smaller) before a copy fails with ENOMEM.  */
+enum { ENGINE_MIN_BUFFER = 1024 * 1024 };
 
 enum engine_direct { ENGINE_DIRECT_AUTO, ENGINE_DIRECT_ALWAYS,
                      ENGINE_DIRECT_NEVER };
@@ -86,6 +93,8 @@ struct engine_report
   bool dontcache_writes;   /* buffered writes used RWF_DONTCACHE */
   unsigned int depth;      /* I/Os in flight */
   size_t buffer_size;
+  bool short_of_memory;    /* an allocation failed: fewer or smaller
+                              buffers than configured */
   unsigned int mem_align, offset_align;
   off_t tail;              /* bytes copied through the plain descriptor */
   char const *caveat;      /* direct, but the filesystem caches anyway */

@@ -1,0 +1,190 @@
+/* The walk's directory descriptors, bounded.
+
+   Every name below a directory is looked up relative to that directory's
+   descriptor, never by a path from the top: no length limit, and no race
+   in which a directory of the destination is swapped for a symbolic link
+   between the check and the use.  Two descriptors a level (source and
+   destination) would run out in a deep tree, though: 40 levels under
+   `ulimit -n 64`.  So only the nearest levels, as many as the limit
+   allows (up to 16), keep theirs; a level above them is closed while the
+   walk is deeper and opened again when the walk comes back to it:
+   1. through ".." of the level below, which is still open then, checked
+      to be the same directory by device and inode;
+   2. when that check fails (a directory reached through a symbolic link,
+      whose ".." is elsewhere, or one moved meanwhile), by name from the
+      nearest open level above, or from the operand, each level checked
+      in the same way.
+   A level reopened by name is found again only if no one renamed a
+   directory on its way in the meantime: the walk then stops there with
+   an error, rather than copy into some other directory.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "copy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "error.h"
+
+/* Descriptors a run needs besides the walk's: standard streams, the
+   target directory, a file's two descriptors and the engine's direct
+   reopenings of them, a directory being listed, a level being reopened,
+   and some for the C library (locale files).  */
+enum { RESERVED_FDS = 16, MAX_OPEN_LEVELS = 16, MIN_OPEN_LEVELS = 2 };
+
+unsigned int
+dirfds_max_levels (void)
+{
+  struct rlimit r;
+  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY
+      || r.rlim_cur >= RESERVED_FDS + 2 * MAX_OPEN_LEVELS)
+    return MAX_OPEN_LEVELS;
+  rlim_t n = r.rlim_cur > RESERVED_FDS ? (r.rlim_cur - RESERVED_FDS) / 2 : 0;
+  return n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
+}
+
+static bool
+is_open (struct ancestor const *lv)
+{
+  return lv->src_fd >= 0 || lv->dst_fd >= 0;
+}
+
+static void
+close_level (struct ancestor *lv)
+{
+  if (!is_open (lv))
+    return;
+  if (lv->src_fd >= 0)
+    close (lv->src_fd);
+  if (lv->dst_fd >= 0)
+    close (lv->dst_fd);
+  lv->src_fd = lv->dst_fd = -1;
+}
+
+void
+dirfds_push (struct copy_ctx const *c, struct ancestor *lv)
+{
+  /* The open levels are always the deepest ones: only the first level
+     above the C->max_open_levels nearest can be open too.  */
+  struct ancestor *a = lv;
+  for (unsigned int i = 1; i < c->max_open_levels && a; i++)
+    a = a->parent;
+  if (a && a->parent)
+    close_level (a->parent);
+}
+
+/* Open the directory LOC of LV's side DST (or source) relative to BASE,
+   as the walk first opened it, and check that it is the same directory.
+   Return the descriptor, or -1 with errno.  */
+static int
+open_checked (int base, char const *rel, struct ancestor const *lv, bool dst)
+{
+  int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  if (dst && !lv->dst_follow)
+    flags |= O_NOFOLLOW;
+  int fd = openat (base, rel, flags);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  if (fstat (fd, &st) != 0
+      || st.st_dev != (dst ? lv->dst_dev : lv->dev)
+      || st.st_ino != (dst ? lv->dst_ino : lv->ino))
+    {
+      close (fd);
+      /* What was there is gone from where the walk left it.  */
+      errno = ENOENT;
+      return -1;
+    }
+  return fd;
+}
+
+/* Open LV's side again by name: from its parent's descriptor if that is
+   open, else from the parent opened the same way (recursively, up to
+   the operand, whose directory is never closed).  */
+static int
+reopen_by_name (struct ancestor const *lv, bool dst)
+{
+  struct loc const *loc = dst ? lv->dst : lv->src;
+  struct ancestor const *p = lv->parent;
+  if (!p)
+    return open_checked (loc->dirfd, loc->rel, lv, dst);
+  int base = dst ? p->dst_fd : p->src_fd;
+  bool own_base = base < 0;
+  if (own_base)
+    base = reopen_by_name (p, dst);
+  if (base < 0)
+    return -1;
+  int fd = open_checked (base, loc->rel, lv, dst);
+  if (own_base)
+    {
+      int err = errno;
+      close (base);
+      errno = err;
+    }
+  return fd;
+}
+
+/* Open LV's side again, through the ".." of CHILD_FD when there is one.
+   Report a failure.  */
+static int
+reopen_side (struct ancestor const *lv, bool dst, int child_fd)
+{
+  int fd = child_fd >= 0 ? open_checked (child_fd, "..", lv, dst) : -1;
+  if (fd < 0)
+    fd = reopen_by_name (lv, dst);
+  if (fd < 0)
+    error (0, errno, "cannot access %s",
+           quote_file (dst ? lv->dst->name : lv->src->name));
+  return fd;
+}
+
+/* Open LV again; CHILD (or NULL) is the open level below it.  Only a
+   level whose two sides were open is ever closed (one whose source could
+   not be read has no levels below it).  */
+static bool
+reopen_level (struct ancestor *lv, struct ancestor *child)
+{
+  if (is_open (lv))
+    return true;
+  /* Reported once: the rest of its walk is given up.  */
+  if (lv->lost)
+    return false;
+  int dst = reopen_side (lv, true, child ? child->dst_fd : -1);
+  int src = dst < 0 ? -1 : reopen_side (lv, false,
+                                        child ? child->src_fd : -1);
+  if (src < 0)
+    {
+      if (dst >= 0)
+        close (dst);
+      lv->lost = true;
+      return false;
+    }
+  lv->src_fd = src;
+  lv->dst_fd = dst;
+  return true;
+}
+
+bool
+dirfds_ensure (struct ancestor *lv)
+{
+  /* A level is only closed while the walk is below it, and the walk
+     reaches it again through a child that reopens it (dirfds_pop): this
+     is the fallback, with both sides, the source having been open.  */
+  return reopen_level (lv, NULL);
+}
+
+bool
+dirfds_pop (struct ancestor *lv)
+{
+  bool ok = true;
+  if (lv->parent)
+    ok = reopen_level (lv->parent, lv);
+  close_level (lv);
+  return ok;
+}
