@@ -39,23 +39,28 @@ enum { CP8M_DEFAULT_BUFFER_SIZE = 8 * 1024 * 1024 };
 
 /* Default number of direct I/Os in flight (--queue-depth): 24 workers,
    each with its own 8 MiB buffer (192 MiB, allocated only when a large
-   file is copied direct).
+   file is copied direct, and capped by the cp layer's memory budget: at
+   most a quarter of the headroom of the process's cgroups and of
+   MemAvailable, so a 64 MiB container gets 1 x 8 MiB).
 
    One direct request at a time leaves the device idle between a read and
-   the following write, which is how dd bs=8M iflag=direct oflag=direct
-   copies.  Measured on the reference machine (bench/queue-depth: 4 GiB
-   random file, cold, --direct=always, 3 rounds interleaved, medians; the
-   full table is bench/queue-depth.md), as a speed-up over that dd:
+   the following write.  Measured on the reference machine
+   (bench/queue-depth: 4 GiB random file, cold, --direct=always; three
+   runs, 17 rounds pooled, tools interleaved; full table in
+   bench/queue-depth.md) against the device's copy limit timed as a copy
+   is: fio's balanced reader and writer with end_fsync=1, wall clock
+   including a final sync (fio's own bandwidth leaves out that flush and
+   overstated the limit on this host-cached disk):
 
-     in flight x buffer   4x8M  8x8M  16x8M  24x8M  32x8M  16x16M
-     speed-up over dd     1.15  1.14   1.20   1.32   1.30    1.26
+     in flight x buffer   8x8M  16x4M  4x16M  12x8M  16x8M  24x8M  32x8M
+     memory (MiB)           64     64     64     96    128    192    256
+     share of the limit   0.82   0.81   0.87   0.93   0.89   0.97   0.96
+     (dd bs=8M direct: 0.64)
 
-   The gain flattens at 24 (32 is within the noise of it), and 24 x 8 MiB
-   beats 16 x 16 MiB with less memory in flight per request.  fio's
-   balanced reader/writer limit in the same setting (bench/run) is about
-   1.3-1.45 x dd, so 24 reaches the device.  Absolute speeds on this
-   host-cached virtio disk vary by +-25 % from run to run; the ratios held
-   across the runs made.
+   24 x 8 MiB is the best or tied in each run, and nothing with 64 MiB or
+   less in flight comes within 10 % of it in any run: the default stays.
+   Absolute speeds on this disk vary by +-25 % from round to round; the
+   ranking held across the three runs.
 
    Workers that each read and then write their own chunk were measured
    against separate reader and writer streams (8 readers and 8 writers
