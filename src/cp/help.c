@@ -105,7 +105,10 @@ cp8M's own options:\n\
                                  data is not already mostly cached), always\n\
                                  (also a bare --direct) or never\n\
       --queue-depth=N          keep N direct I/Os of one buffer each in\n\
-                                 flight (1 to 64; default %u)\n\
+                                 flight (1 to 64; default %u); buffers\n\
+                                 take at most a quarter of the memory\n\
+                                 free to this process (its cgroups,\n\
+                                 MemAvailable), fewer or smaller if need be\n\
       --help        display this help and exit\n\
       --version     output version information and exit\n\
 ", CP8M_DEFAULT_QUEUE_DEPTH);
