@@ -220,6 +220,7 @@ main (int argc, char **argv)
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
+  mem.size = engine_buffer_size (eng);   /* rounded to whole pages */
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem,
