@@ -225,6 +225,7 @@ main (int argc, char **argv)
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem,
                         .max_open_levels = dirfds_max_levels () };
+  dirfds_stack_init (&c, &c);
   /* The same source twice, or two sources with the same name, can only
      happen with several operands.  */
   if (t.dir && t.n_sources >= 2)

@@ -70,6 +70,9 @@ nofile=1024
 same_names=1
 make_deep t2000 2000 d
 same_names=
+# AddressSanitizer doubles each level's stack (about 3.3 KiB a level, so
+# 2000 levels come near the usual 8 MiB): give it room there.
+[ -n "${ASAN_OPTIONS:-}" ] && ulimit -s 16384
 compare t2000 -a
 
 # Names past PATH_MAX: 120 levels of 60-byte names (7 KiB of path).  GNU
@@ -94,4 +97,20 @@ mkdir -p tlink && (
 ) || fail "cannot make tlink"
 nofile=32
 compare tlink -rL
+
+# Deeper than the stack allows (about a kilobyte a level; here 4 MiB):
+# the entry past the limit is refused with GNU's message for names too
+# long, the rest is copied, exit 1, never a crash.
+mkdir t6000 && (
+  cd t6000 || exit 1
+  chunk=d$(printf '/d%.0s' $(seq 999))
+  for i in 1 2 3 4 5 6; do mkdir -p "$chunk" && cd "$chunk" || exit 1; done
+) || fail "cannot make t6000"
+(ulimit -s 4096 && exec cp8M -r t6000 ours6000) 2>err6000
+status=$?
+[ $status -eq 1 ] || fail "6000 levels under ulimit -s 4096: exit $status (a crash?)"
+[ "$(wc -l <err6000)" -eq 1 ] && grep -q "^cp8M: cannot stat 't6000/d/d/.*': File name too long$" err6000 ||
+  fail "6000 levels under ulimit -s 4096: $(head -c 300 err6000)"
+levels=$(cd ours6000 && find . -type d | awk -F/ '{ if (NF > m) m = NF } END { print m - 1 }')
+note "6000 levels under ulimit -s 4096: refused past level $levels"
 exit 0

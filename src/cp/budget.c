@@ -2,7 +2,7 @@
    its hierarchy's root, and the system's MemAvailable.
 
    A cgroup's headroom is its limit less what it uses, where what it uses
-   leaves out the inactive page cache (the kernel reclaims that before it
+   leaves out the clean page cache (the kernel reclaims that before it
    fails a charge): a container that copied files before is full of cache
    and still has room.  Version 2 limits are memory.max and memory.high
    (above which the kernel throttles); version 1's is
@@ -39,7 +39,8 @@ concat3 (char const *a, char const *b, char const *c)
   return s;
 }
 
-/* The contents of ROOT followed by PATH (at most 64 KiB), or NULL.  */
+/* The contents of ROOT followed by PATH (mountinfo can be large on a
+   host with many mounts; at most 16 MiB), or NULL.  */
 static char *
 slurp (char const *root, char const *path)
 {
@@ -52,7 +53,12 @@ slurp (char const *root, char const *path)
   char *buf = xmalloc (size + 1);
   for (;;)
     {
-      ssize_t n = read (fd, buf + got, size - got);
+      if (got == size && size < 16 * 1024 * 1024)
+        {
+          size *= 2;
+          buf = xrealloc (buf, size + 1);
+        }
+      ssize_t n = got < size ? read (fd, buf + got, size - got) : 0;
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
@@ -67,12 +73,6 @@ slurp (char const *root, char const *path)
           return buf;
         }
       got += n;
-      if (got == size)
-        {
-          close (fd);
-          buf[got] = '\0';
-          return buf;
-        }
     }
 }
 
@@ -161,14 +161,28 @@ in_list (char const *list, char const *name)
   return false;
 }
 
-/* Find in MOUNTINFO the mount of the v2 hierarchy (V1 false) or of the v1
-   hierarchy with the memory controller: set *MNT and *MROOT (new
-   strings: where it is mounted, and which of its directories is mounted
-   there).  */
+/* Is ROOT, a directory of a cgroup hierarchy, PATH or above it?  */
 static bool
-find_mount (char const *mountinfo, bool v1, char **mnt, char **mroot)
+contains (char const *root, char const *path)
+{
+  size_t len = strlen (root);
+  return strcmp (root, "/") == 0
+         || (strncmp (path, root, len) == 0
+             && (path[len] == '/' || path[len] == '\0'));
+}
+
+/* Find in MOUNTINFO a mount of the v2 hierarchy (V1 false) or of the v1
+   hierarchy with the memory controller, from which the cgroup PATH can
+   be reached (the one mounting the deepest directory above PATH; else
+   the first one, whose root then stands for PATH, as in a container that
+   sees only its own cgroup): set *MNT and *MROOT (new strings: where it
+   is mounted, and which of its directories is mounted there).  */
+static bool
+find_mount (char const *mountinfo, bool v1, char const *path, char **mnt,
+            char **mroot)
 {
   char *l;
+  bool found = false, reaches = false;
   while ((l = next_line (&mountinfo)))
     {
       /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE
@@ -192,14 +206,23 @@ find_mount (char const *mountinfo, bool v1, char **mnt, char **mroot)
         {
           unescape (f[3]);
           unescape (f[4]);
-          *mroot = xstrdup (f[3]);
-          *mnt = xstrdup (f[4]);
+          bool r = contains (f[3], path);
+          if (!found || (r && (!reaches || strlen (f[3]) > strlen (*mroot))))
+            {
+              if (found)
+                {
+                  free (*mroot);
+                  free (*mnt);
+                }
+              *mroot = xstrdup (f[3]);
+              *mnt = xstrdup (f[4]);
+              found = true;
+              reaches = r;
+            }
         }
       free (l);
-      if (match)
-        return true;
     }
-  return false;
+  return found;
 }
 
 /* Our cgroup in the v2 hierarchy ("0::PATH") or in the v1 hierarchy with
@@ -236,12 +259,10 @@ own_cgroup (char const *text, bool v1)
 static char *
 cgroup_dir (char const *mnt, char const *mroot, char const *path)
 {
-  size_t rlen = strlen (mroot);
   if (strcmp (mroot, "/") == 0)
     return concat3 (mnt, strcmp (path, "/") == 0 ? "" : path, "");
-  if (strncmp (path, mroot, rlen) == 0
-      && (path[rlen] == '/' || path[rlen] == '\0'))
-    return concat3 (mnt, path + rlen, "");
+  if (contains (mroot, path))
+    return concat3 (mnt, path + strlen (mroot), "");
   return xstrdup (mnt);
 }
 
@@ -264,7 +285,23 @@ consider (struct budget *b, uint64_t limit, uint64_t usage,
   b->cgroup = dir ? xstrdup (dir) : NULL;
 }
 
-/* What the cgroup DIR uses, less its inactive page cache.  */
+/* The value of KEY in memory.stat's TEXT; v1's hierarchical totals are
+   "total_"KEY.  */
+static uint64_t
+stat_value (char const *text, bool v1, char const *key)
+{
+  if (!v1)
+    return keyed_value (text, key, 1);
+  char *total = concat3 ("total_", key, "");
+  uint64_t v = keyed_value (text, total, 1);
+  free (total);
+  return v;
+}
+
+/* What the cgroup DIR uses, less its clean page cache: the kernel drops
+   that before it fails a charge.  Shared memory (tmpfs) counts as cache
+   but cannot be dropped without swap, and dirty pages only after they
+   are written.  */
 static uint64_t
 cgroup_usage (char const *root, char const *dir, bool v1)
 {
@@ -275,11 +312,17 @@ cgroup_usage (char const *root, char const *dir, bool v1)
   char *path = concat3 (dir, "/memory.stat", "");
   char *stat = slurp (root, path);
   free (path);
-  uint64_t inactive = stat ? keyed_value (stat, v1 ? "total_inactive_file"
-                                                   : "inactive_file", 1)
-                           : 0;
+  uint64_t cache = 0, held = 0;
+  if (stat)
+    {
+      cache = stat_value (stat, v1, v1 ? "cache" : "file");
+      held = stat_value (stat, v1, "shmem")
+             + stat_value (stat, v1, v1 ? "dirty" : "file_dirty")
+             + stat_value (stat, v1, v1 ? "writeback" : "file_writeback");
+    }
   free (stat);
-  return used > inactive ? used - inactive : 0;
+  uint64_t clean = cache > held ? cache - held : 0;
+  return used > clean ? used - clean : 0;
 }
 
 /* Walk from our cgroup in one hierarchy up to the root mounted, taking
@@ -288,11 +331,11 @@ static void
 measure_cgroups (char const *root, char const *mountinfo, char const *self,
                  bool v1, struct budget *b)
 {
-  char *mnt, *mroot;
+  char *mnt = NULL, *mroot = NULL;
   char *path = own_cgroup (self, v1);
   if (!path)
     return;
-  if (!find_mount (mountinfo, v1, &mnt, &mroot))
+  if (!find_mount (mountinfo, v1, path, &mnt, &mroot))
     {
       free (path);
       return;

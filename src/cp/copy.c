@@ -388,6 +388,13 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
            bool dst_absent)
 {
   struct cp8m_options const *o = c->o;
+  /* Deeper than the stack allows (dirfds.c): refused as GNU cp refuses
+     a name too long for the kernel, which stops it far shallower.  */
+  if (!dirfds_stack_left (c))
+    {
+      error (0, ENAMETOOLONG, "cannot stat %s", quote_file (src->name));
+      return false;
+    }
   bool follow = o->dereference == DEREF_ALWAYS
                 || (command_line && o->dereference == DEREF_COMMAND_LINE);
   struct stat sst;

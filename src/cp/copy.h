@@ -15,6 +15,7 @@
 #define CP8M_COPY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "budget.h"
@@ -32,6 +33,8 @@ struct copy_ctx
   struct seen *operands;  /* command-line sources already copied, or NULL */
   struct memory_plan const *memory;  /* the engine's buffers, and why */
   unsigned int max_open_levels;  /* directory levels kept open (dirfds.c) */
+  uintptr_t stack_base;   /* near the top of the stack, and how far the */
+  size_t stack_room;      /* walk may go from it (dirfds.c) */
   bool memory_said;       /* --debug printed MEMORY (before the first
                              file's data) */
 };
@@ -91,8 +94,15 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
                      struct walk *w);
 
 /* dirfds.c: how many directory levels a walk keeps open, from the
-   descriptor limit (RLIMIT_NOFILE).  */
+   descriptor limit (RLIMIT_NOFILE) and the descriptors already open.  */
 unsigned int dirfds_max_levels (void);
+
+/* dirfds.c: note BASE, an address near the top of the stack, and how far
+   below it the walk may recurse (RLIMIT_STACK less a margin).  */
+void dirfds_stack_init (struct copy_ctx *c, void const *base);
+
+/* dirfds.c: is there stack left for one more level of the walk?  */
+bool dirfds_stack_left (struct copy_ctx const *c);
 
 /* dirfds.c: LV's descriptors were just opened: close those of the level
    that now falls out of the C->max_open_levels nearest ones.  */

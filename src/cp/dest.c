@@ -270,6 +270,11 @@ dest_create (struct dest *d, struct cp8m_options const *o,
     {
       d->kind = DEST_STREAM;
       d->fd = create_at_name (loc, mode, false, false);
+      /* A fatal signal keeps what was read (and a --backup beside it),
+         as GNU cp does: it must not put the backup back over it.  A
+         failure still does, as GNU's does.  */
+      if (d->fd >= 0)
+        dest_unguard_backup ();
       return d->fd >= 0;
     }
 

@@ -22,8 +22,9 @@
    data) is not a file that can look complete: it has no size to compare
    with, and what was read from it cannot be read again.  So, as GNU cp
    does, a new destination of a stream is created under its own name and
-   written as the data arrives, and it is kept when the copy fails or is
-   interrupted: it holds all that was read.
+   written as the data arrives, and it is kept when the copy is
+   interrupted (a --backup stays beside it) or fails (a --backup is put
+   back over it, as GNU cp puts it back): it holds all that was read.
 
    Two rare cases create the file under its own name: a name ending in
    '/' (the open fails, as GNU's does; removed on failure and on those

@@ -1,4 +1,5 @@
-/* The walk's directory descriptors, bounded.
+/* The walk's directory descriptors, bounded; and its depth, bounded by
+   the stack.
 
    Every name below a directory is looked up relative to that directory's
    descriptor, never by a path from the top: no length limit, and no race
@@ -18,35 +19,95 @@
    directory on its way in the meantime: the walk then stops there with
    an error, rather than copy into some other directory.
 
+   The walk recurses, a level of the tree taking about a kilobyte of
+   stack: with descriptors no longer a limit, a tree deep enough (some
+   9000 levels under the usual 8 MiB stack) would overflow it.  Entries
+   deeper than the stack allows are refused with the message GNU cp gives
+   for names too long for the kernel, which stops it far earlier.
+
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
 
 #include "copy.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include "diag.h"
 #include "error.h"
 
-/* Descriptors a run needs besides the walk's: standard streams, the
-   target directory, a file's two descriptors and the engine's direct
-   reopenings of them, a directory being listed, a level being reopened,
-   and some for the C library (locale files).  */
-enum { RESERVED_FDS = 16, MAX_OPEN_LEVELS = 16, MIN_OPEN_LEVELS = 2 };
+/* Descriptors a run needs besides the walk's and those open when it
+   starts: a file's two descriptors and the engine's direct reopenings of
+   them, a directory being listed, a level being reopened, and some for
+   the C library (locale files).  */
+enum { RESERVED_FDS = 12, MAX_OPEN_LEVELS = 16, MIN_OPEN_LEVELS = 1 };
+
+/* How many descriptors are open now (those a parent left open count
+   against the limit too), or -1 if /proc cannot say.  */
+static long
+open_fds (void)
+{
+  DIR *d = opendir ("/proc/self/fd");
+  if (!d)
+    return -1;
+  long n = 0;
+  struct dirent *e;
+  while ((e = readdir (d)))
+    if (e->d_name[0] != '.')
+      n++;
+  closedir (d);
+  return n - 1;   /* the listing's own */
+}
 
 unsigned int
 dirfds_max_levels (void)
 {
   struct rlimit r;
-  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY
-      || r.rlim_cur >= RESERVED_FDS + 2 * MAX_OPEN_LEVELS)
+  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
     return MAX_OPEN_LEVELS;
-  rlim_t n = r.rlim_cur > RESERVED_FDS ? (r.rlim_cur - RESERVED_FDS) / 2 : 0;
-  return n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
+  long used = open_fds ();
+  if (used < 0)
+    used = 3;
+  long room = (long) (r.rlim_cur > LONG_MAX ? LONG_MAX : r.rlim_cur)
+              - used - RESERVED_FDS;
+  long n = room / 2;
+  return n > MAX_OPEN_LEVELS ? MAX_OPEN_LEVELS
+         : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
+}
+
+/* The stack: how far from BASE (an address near the top of the main
+   thread's stack) the walk may go, keeping a margin for what one level
+   calls below it (the engine, the C library).  */
+enum { STACK_MARGIN = 1024 * 1024, STACK_CAP = 256 * 1024 * 1024 };
+
+void
+dirfds_stack_init (struct copy_ctx *c, void const *base)
+{
+  struct rlimit r;
+  size_t limit = STACK_CAP;
+  if (getrlimit (RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY
+      && r.rlim_cur < STACK_CAP)
+    limit = r.rlim_cur;
+  c->stack_base = (uintptr_t) base;
+  c->stack_room = limit > 2 * STACK_MARGIN ? limit - STACK_MARGIN
+                                           : limit / 2;
+}
+
+bool
+dirfds_stack_left (struct copy_ctx const *c)
+{
+  char here;
+  uintptr_t at = (uintptr_t) &here;
+  /* Stacks grow down on most machines, up on a few.  */
+  uintptr_t used = c->stack_base > at ? c->stack_base - at
+                                      : at - c->stack_base;
+  return used < c->stack_room;
 }
 
 static bool

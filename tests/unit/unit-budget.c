@@ -98,20 +98,22 @@ START_TEST (v2_own_limit)
   put ("sys/fs/cgroup/system.slice/backup.service/memory.high", "max\n");
   put_number ("sys/fs/cgroup/system.slice/backup.service/memory.current",
               20 * MiB);
-  /* Inactive page cache is reclaimed before a charge fails.  */
+  /* Clean page cache, active or not, is reclaimed before a charge
+     fails; tmpfs pages (shmem) and dirty ones are not.  */
   put ("sys/fs/cgroup/system.slice/backup.service/memory.stat",
-       "anon 12582912\nfile 8388608\nactive_file 4194304\n"
-       "inactive_file 4194304\n");
+       "anon 8388608\nfile 10485760\nactive_file 6291456\n"
+       "inactive_file 4194304\nshmem 1048576\nfile_dirty 1048576\n"
+       "file_writeback 0\n");
   put ("sys/fs/cgroup/system.slice/memory.max", "max\n");
   meminfo (20 * 1024 * 1024);
   struct budget b;
   budget_measure (root, &b);
-  ck_assert_uint_eq (b.headroom, 48 * MiB);
-  ck_assert_uint_eq (b.bytes, 12 * MiB);
+  ck_assert_uint_eq (b.headroom, 52 * MiB);
+  ck_assert_uint_eq (b.bytes, 13 * MiB);
   ck_assert_str_eq (b.source, "cgroup v2");
   ck_assert_str_eq (b.limit_file, "memory.max");
   ck_assert_uint_eq (b.limit, 64 * MiB);
-  ck_assert_uint_eq (b.usage, 16 * MiB);
+  ck_assert_uint_eq (b.usage, 12 * MiB);
   ck_assert_ptr_nonnull (strstr (b.cgroup, "/sys/fs/cgroup/system.slice/"
                                             "backup.service"));
   budget_free (&b);
@@ -171,6 +173,27 @@ START_TEST (v2_namespace_root)
 }
 END_TEST
 
+START_TEST (v2_right_mount)
+{
+  /* Two cgroup2 mounts: one of another part of the hierarchy first, then
+     the one our cgroup is under.  */
+  put ("proc/self/cgroup", "0::/mine\n");
+  put ("proc/self/mountinfo",
+       "29 22 0:26 /other /mnt/o rw - cgroup2 cgroup2 rw\n"
+       "30 22 0:26 / /cg rw - cgroup2 cgroup2 rw\n");
+  put_number ("mnt/o/memory.max", 8 * MiB);
+  put_number ("mnt/o/memory.current", 0);
+  put_number ("cg/mine/memory.max", 100 * MiB);
+  put_number ("cg/mine/memory.current", 0);
+  meminfo (20 * 1024 * 1024);
+  struct budget b;
+  budget_measure (root, &b);
+  ck_assert_uint_eq (b.headroom, 100 * MiB);
+  ck_assert_ptr_nonnull (strstr (b.cgroup, "/cg/mine"));
+  budget_free (&b);
+}
+END_TEST
+
 START_TEST (v2_escaped_mount_point)
 {
   put ("proc/self/cgroup", "0::/x\n");
@@ -199,9 +222,11 @@ START_TEST (v1_hybrid)
               128 * MiB);
   put_number ("sys/fs/cgroup/memory/process_api/abc/memory.usage_in_bytes",
               100 * MiB);
+  /* v1's hierarchical totals count: 40 MiB of cache, 4 of it tmpfs.  */
   put ("sys/fs/cgroup/memory/process_api/abc/memory.stat",
-       "cache 41943040\ninactive_file 1048576\n"
-       "total_cache 41943040\ntotal_inactive_file 37748736\n");
+       "cache 1048576\nshmem 0\ninactive_file 1048576\n"
+       "total_cache 41943040\ntotal_shmem 4194304\ntotal_dirty 0\n"
+       "total_writeback 0\ntotal_inactive_file 37748736\n");
   /* v1's "no limit" is a huge number, not "max".  */
   put ("sys/fs/cgroup/memory/process_api/memory.limit_in_bytes",
        "9223372036854771712\n");
@@ -215,6 +240,14 @@ START_TEST (v1_hybrid)
   ck_assert_uint_eq (b.headroom, 64 * MiB);
   ck_assert_uint_eq (b.usage, 64 * MiB);
   ck_assert_uint_eq (b.bytes, 16 * MiB);
+  budget_free (&b);
+
+  /* Dirty pages must be written before they can go.  */
+  put ("sys/fs/cgroup/memory/process_api/abc/memory.stat",
+       "total_cache 41943040\ntotal_shmem 4194304\ntotal_dirty 8388608\n"
+       "total_writeback 2097152\n");
+  budget_measure (root, &b);
+  ck_assert_uint_eq (b.headroom, 54 * MiB);
   budget_free (&b);
 
   /* Over its limit (reclaim not yet done): no headroom at all.  */
@@ -337,6 +370,7 @@ budget_suite (void)
   tcase_add_test (tc, v2_own_limit);
   tcase_add_test (tc, v2_high_and_parent);
   tcase_add_test (tc, v2_namespace_root);
+  tcase_add_test (tc, v2_right_mount);
   tcase_add_test (tc, v2_escaped_mount_point);
   tcase_add_test (tc, v1_hybrid);
   tcase_add_test (tc, v1_unlimited_uses_memavailable);
