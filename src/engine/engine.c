@@ -177,10 +177,11 @@ note_not_direct (struct engine_report *rep, char const *why, int err)
    only while more is already waiting (a poll that does not wait says
    so), up to SIZE bytes.  Data that arrives slowly is written as it
    comes, as GNU cp writes it, and is in the destination if the copy is
-   killed; a fast writer still fills whole buffers.  Return the count (0
-   at end of file), or -1.  */
+   killed; a fast writer still fills whole buffers.  Return the count, or
+   -1; set *EOF when a read said end of file (a terminal says it once:
+   reading again would wait for more).  */
 static ssize_t
-read_arrived (int fd, char *buf, size_t size)
+read_arrived (int fd, char *buf, size_t size, bool *eof)
 {
   size_t got = 0;
   size_t limit = size;
@@ -208,7 +209,10 @@ read_arrived (int fd, char *buf, size_t size)
       if (n < 0)
         return got > 0 ? (ssize_t) got : -1;
       if (n == 0)
-        break;
+        {
+          *eof = true;
+          break;
+        }
       got += n;
     }
   return got;
@@ -220,18 +224,17 @@ copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
 {
   char *buf = ctx->buffers[0];
   size_t size = ctx->cfg.buffer_size;
-  for (;;)
+  for (bool eof = false; !eof; )
     {
-      ssize_t n = read_arrived (src_fd, buf, size);
+      ssize_t n = read_arrived (src_fd, buf, size, &eof);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
-      if (n == 0)
-        return true;
       int no_flags = 0;
-      if (rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
+      if (n > 0 && rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
         return fail (res, ENGINE_SIDE_WRITE, errno);
       res->bytes += n;
     }
+  return true;
 }
 
 /* ---- regular files ---- */
