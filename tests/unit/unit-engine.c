@@ -498,6 +498,27 @@ START_TEST (test_copy_regular_sizes)
 }
 END_TEST
 
+/* Write SIZE bytes of the pattern to the pipe FD in 1000-byte pieces
+   (past the engine's wrapped write; write_pattern's pwrite cannot seek a
+   pipe), sleeping PAUSE_US microseconds every 8000 bytes when PAUSE_US
+   is not 0.  Return true if all were written.  */
+static bool
+pipe_pattern (int fd, size_t size, useconds_t pause_us)
+{
+  unsigned char piece[1000];
+  for (size_t off = 0; off < size; off += sizeof piece)
+    {
+      size_t n = size - off < sizeof piece ? size - off : sizeof piece;
+      for (size_t i = 0; i < n; i++)
+        piece[i] = pattern (off + i);
+      if (__real_write (fd, piece, n) != (ssize_t) n)
+        return false;
+      if (pause_us && off % 8000 == 0)
+        usleep (pause_us);
+    }
+  return true;
+}
+
 /* A writer that trickles 1000-byte pieces into a pipe, pausing now and
    then: the engine writes what has arrived each time nothing more is
    waiting (as GNU cp writes what each read returns), so the data reaches
@@ -513,18 +534,7 @@ START_TEST (test_copy_from_pipe_short_reads)
   if (child == 0)
     {
       close (p[0]);
-      unsigned char piece[1000];
-      for (size_t off = 0; off < size; off += sizeof piece)
-        {
-          size_t n = size - off < sizeof piece ? size - off : sizeof piece;
-          for (size_t i = 0; i < n; i++)
-            piece[i] = pattern (off + i);
-          if (__real_write (p[1], piece, n) != (ssize_t) n)
-            _exit (1);
-          if (off % 8000 == 0)
-            usleep (20000);
-        }
-      _exit (0);
+      _exit (pipe_pattern (p[1], size, 20000) ? 0 : 1);
     }
   close (p[1]);
 
@@ -559,14 +569,7 @@ START_TEST (test_copy_from_pipe_waiting)
   int p[2];
   ck_assert_int_eq (pipe (p), 0);
   ck_assert_int_ge (fcntl (p[1], F_SETPIPE_SZ, 4 * BUF), (int) (4 * BUF));
-  unsigned char piece[1000];
-  for (size_t off = 0; off < size; off += sizeof piece)
-    {
-      size_t n = size - off < sizeof piece ? size - off : sizeof piece;
-      for (size_t i = 0; i < n; i++)
-        piece[i] = pattern (off + i);
-      ck_assert_int_eq (__real_write (p[1], piece, n), (ssize_t) n);
-    }
+  ck_assert (pipe_pattern (p[1], size, 0));
   close (p[1]);
 
   int dst = temp_file ();
