@@ -35,6 +35,12 @@
    FAULTSHIM_TRUNCATE=SIZE
        the same, truncating the source to SIZE bytes.
 
+   FAULTSHIM_VANISH=NAME
+       the first open of an existing file whose last component is NAME
+       for writing without O_CREAT removes the file just before, as
+       another process (or an NFS server) might between a copy's look at
+       its destination and its open.
+
    Every other call passes through unchanged.  The shim's own I/O uses
    raw system calls so that it never re-enters its wrappers.
 
@@ -45,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -409,3 +416,61 @@ close (int fd)
     }
   return r;
 }
+
+/* ---- the destination vanishes before its open ---- */
+
+static int vanished;
+
+/* Remove NAME (relative to DIRFD) first if it is the victim.  */
+static void
+maybe_vanish (int dirfd, char const *name, int flags)
+{
+  char const *victim = getenv ("FAULTSHIM_VANISH");
+  if (!victim || !*victim || vanished || (flags & O_CREAT)
+      || !writable (flags))
+    return;
+  char const *base = strrchr (name, '/');
+  base = base ? base + 1 : name;
+  if (strcmp (base, victim) == 0
+      && syscall (SYS_unlinkat, dirfd, name, 0) == 0)
+    vanished = 1;
+}
+
+/* The mode argument, present with O_CREAT and O_TMPFILE only.  */
+#define OPEN_MODE(flags, mode)                                  \
+  do                                                            \
+    if ((flags) & (O_CREAT | __O_TMPFILE))                      \
+      {                                                         \
+        va_list ap;                                             \
+        va_start (ap, flags);                                   \
+        mode = va_arg (ap, mode_t);                             \
+        va_end (ap);                                            \
+      }                                                         \
+  while (0)
+#define WRAP_OPENAT(name)                                       \
+  int                                                           \
+  name (int dirfd, char const *path, int flags, ...)            \
+  {                                                             \
+    REAL (name);                                                \
+    mode_t mode = 0;                                            \
+    OPEN_MODE (flags, mode);                                    \
+    maybe_vanish (dirfd, path, flags);                          \
+    return real_##name (dirfd, path, flags, mode);              \
+  }
+#define WRAP_OPEN(name)                                         \
+  int                                                           \
+  name (char const *path, int flags, ...)                       \
+  {                                                             \
+    REAL (name);                                                \
+    mode_t mode = 0;                                            \
+    OPEN_MODE (flags, mode);                                    \
+    maybe_vanish (AT_FDCWD, path, flags);                       \
+    return real_##name (path, flags, mode);                     \
+  }
+
+WRAP_OPENAT (openat)
+WRAP_OPEN (open)
+#ifdef __GLIBC__
+WRAP_OPENAT (openat64)
+WRAP_OPEN (open64)
+#endif

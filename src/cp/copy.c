@@ -110,6 +110,11 @@ same_file_ok (struct cp8m_options const *o, struct loc const *src,
         }
     }
 
+  /* -s replaces a symbolic link at the destination with a new one, even
+     one that leads to the source: nothing is truncated.  */
+  if (o->symbolic_link && S_ISLNK (dl->st_mode))
+    return true;
+
   if (o->dereference == DEREF_NEVER)
     {
       if (!S_ISLNK (sl->st_mode))
@@ -209,6 +214,36 @@ make_backup (struct loc const *dst, enum backup_type type)
   return b;
 }
 
+/* Is BASE "." or ".."?  No backup is made for such a source.  */
+static bool
+dot_or_dotdot (char const *base)
+{
+  return base[0] == '.' && (base[1] == '\0'
+                            || (base[1] == '.' && base[2] == '\0'));
+}
+
+/* Is the source, whose last component is SRCBASE, the file that a
+   simple backup of DST would replace?  Then making the backup renames
+   the source away.  */
+static bool
+source_is_backup_of (char const *srcbase, struct stat const *sst,
+                     struct loc const *dst)
+{
+  char const *dstbase = last_component (dst->rel);
+  size_t dstlen = strlen (dstbase);
+  size_t suffixlen = strlen (simple_backup_suffix);
+  if (strlen (srcbase) != dstlen + suffixlen
+      || memcmp (srcbase, dstbase, dstlen) != 0
+      || strcmp (srcbase + dstlen, simple_backup_suffix) != 0)
+    return false;
+  char *backup = xmalloc (strlen (dst->rel) + suffixlen + 1);
+  strcpy (stpcpy (backup, dst->rel), simple_backup_suffix);
+  struct stat st;
+  int r = fstatat (dst->dirfd, backup, &st, 0);
+  free (backup);
+  return r == 0 && SAME_INODE (*sst, st);
+}
+
 /* An existing destination stands in the way: decide, as GNU cp does,
    whether to go on (true, *DST_NEW set if it was moved or removed),
    skip quietly (true, *SKIP set) or fail (false).  *BACKUP gets the
@@ -282,7 +317,8 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
     }
   if (command_line && c->created && o->backup_type != numbered_backups
       && !S_ISDIR (dst_st->st_mode)
-      && seen_lookup (c->created, dst_st->st_dev, dst_st->st_ino))
+      && seen_has_name (c->created, dst_st->st_dev, dst_st->st_ino,
+                        dst->name))
     {
       error (0, 0, "will not overwrite just-created %s with %s",
              quote_file_n (0, dst->name), quote_file_n (1, src->name));
@@ -291,8 +327,17 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
 
   if (S_ISDIR (dst_st->st_mode))
     return true;
-  if (o->backup_type != no_backups)
+  char const *srcbase = last_component (src->name);
+  if (o->backup_type != no_backups && !dot_or_dotdot (srcbase))
     {
+      /* "cp --backup=simple a~ a" would rename a over its own source.  */
+      if (o->backup_type != numbered_backups
+          && source_is_backup_of (srcbase, sst, dst))
+        {
+          error (0, 0, "backing up %s might destroy source;  %s not copied",
+                 quote_file_n (0, dst->name), quote_file_n (1, src->name));
+          return false;
+        }
       /* Made and guarded as one step: from now until the copy ends, a
          fatal signal puts the backup back.  */
       dest_hold_signals ();
@@ -433,7 +478,7 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
                    || o->symbolic_link || o->hard_link
                    || o->backup_type != no_backups || o->remove_destination;
   struct stat dst_st;
-  bool dst_new = dst_absent, dst_is_dir = false;
+  bool dst_new = dst_absent, dst_is_dir = false, have_dst_st = false;
   char *backup = NULL;
   if (!dst_absent)
     {
@@ -448,12 +493,19 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
         }
       if (r != 0)
         {
-          if (errno != ENOENT)
+          if (errno == ELOOP && !use_lstat && o->force)
+            {
+              /* A destination symlink that loops: -f replaces it (the
+                 open fails, the name is removed and created anew), as
+                 GNU cp does, with nothing to compare or back up.  */
+            }
+          else if (errno != ENOENT)
             {
               error (0, errno, "cannot stat %s", quote_file (dst->name));
               return false;
             }
-          dst_new = true;
+          else
+            dst_new = true;
         }
       else
         {
@@ -464,6 +516,22 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
           if (skip)
             return true;
           dst_is_dir = S_ISDIR (dst_st.st_mode);
+          have_dst_st = true;
+        }
+    }
+
+  /* An operand must not write through a symbolic link an earlier operand
+     of this run created ("cp -dR a/1 b/1 c" where a/1 is a link).  */
+  if (command_line && c->created && o->backup_type == no_backups)
+    {
+      struct stat lst;
+      if (fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
+          && S_ISLNK (lst.st_mode)
+          && seen_has_name (c->created, lst.st_dev, lst.st_ino, dst->name))
+        {
+          error (0, 0, "will not copy %s through just-created symlink %s",
+                 quote_file_n (0, src->name), quote_file_n (1, dst->name));
+          return false;
         }
     }
 
@@ -503,7 +571,8 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
       ok = false;
     }
   else
-    ok = copy_by_type (c, src, &sst, dst, dst_new ? NULL : &dst_st,
+    ok = copy_by_type (c, src, &sst, dst,
+                       dst_new || !have_dst_st ? NULL : &dst_st,
                        &dst_new, dst_is_dir, parent, w, follow);
 
   /* A failed copy is no target for later hard links to the same file.  */
@@ -522,11 +591,12 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
     dest_unguard_backup ();
   free (backup);
 
-  /* Remember a new operand destination: a later operand with the same
-     name must not overwrite it.  */
+  /* Remember what an operand made: a later operand must not overwrite it,
+     nor write through it.  A link to an earlier copy is not remembered,
+     as GNU cp does not.  */
   struct stat made;
-  if (ok && command_line && c->created && !S_ISDIR (smode)
+  if (ok && command_line && c->created && !earlier
       && fstatat (dst->dirfd, dst->rel, &made, AT_SYMLINK_NOFOLLOW) == 0)
-    seen_remember (c->created, made.st_dev, made.st_ino, dst->name);
+    seen_add_name (c->created, made.st_dev, made.st_ino, dst->name);
   return ok;
 }

@@ -158,6 +158,8 @@ struct meta_plan
                         its owner only when the owner differs */
   bool is_link;
   mode_t omitted;
+  mode_t extra;      /* given at creation only so that extended
+                        attributes can be set: taken away at the end */
   bool restore_mode;
   mode_t want_mode;
 };

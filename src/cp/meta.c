@@ -137,6 +137,18 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
       return set_acl (acl_name (dst->name, fd, buf), fd, mode) == 0;
     }
 
+  if (plan->extra)
+    {
+      /* The mode the file would have had from the start.  */
+      if (chmod_dst (dst, fd, smode & ALL_PERMISSIONS & ~o->umask) != 0)
+        {
+          error (0, errno, "preserving permissions for %s",
+                 quote_file (dst->name));
+          return !o->require_preserve;
+        }
+      return true;
+    }
+
   mode_t omitted = plan->omitted & ~o->umask;
   bool restore = plan->restore_mode;
   mode_t want = plan->want_mode;

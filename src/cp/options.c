@@ -420,7 +420,9 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "
            "and --no-target-directory (-T)");
 
-  if (backup_suffix)
+  /* Also without -S: the backup checks read the suffix before gnulib
+     would set it (SIMPLE_BACKUP_SUFFIX, else "~").  */
+  if (make_backups)
     set_simple_backup_suffix (backup_suffix);
   o->backup_type = make_backups
                    ? xget_version ("backup type", version_control)

@@ -29,6 +29,13 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
 {
   int fd = openat (dst->dirfd, dst->rel,
                    O_WRONLY | O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC));
+  if (fd < 0 && errno == ENOENT)
+    {
+      /* Gone since it was looked at (NFS does this, and so does anyone
+         removing it meanwhile): create it, as GNU cp does.  */
+      *dst_new = true;
+      return -1;
+    }
   if (fd >= 0 || !o->force)
     return fd;
   if (unlinkat (dst->dirfd, dst->rel, 0) != 0 && errno != ENOENT)
@@ -134,16 +141,33 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
     }
 
   mode_t omitted = omitted_permissions (o, sst->st_mode);
+  /* Linux lets only a writer set a file's user.* attributes, and the file
+     owner counts as one only when the mode says so: a new copy of a
+     read-only file is made writable by its owner until its attributes
+     are set, then given its mode (as GNU cp does).  Root needs none.  */
+  mode_t extra = o->preserve_xattr && !o->chown_privileges
+                 ? S_IWUSR & ~sst->st_mode : 0;
   /* What a stream gives cannot be read again: its copy is written where
      it can be seen as it comes, as GNU cp writes it (dest.h).  */
   bool stream = S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
                 || S_ISSOCK (st.st_mode);
   struct dest d;
-  if (!open_dest (c, dst, (sst->st_mode & 0777) & ~omitted, stream, dst_new,
-                  &d))
+  if (!open_dest (c, dst, ((sst->st_mode & 0777) & ~omitted) | extra, stream,
+                  dst_new, &d))
     {
       close (src_fd);
       return false;
+    }
+  if (!*dst_new)
+    omitted = extra = 0;   /* an existing file keeps its mode until the end */
+  else if (extra)
+    {
+      /* The umask may have taken the bit away again.  */
+      struct stat now;
+      if (fstat (d.fd, &now) != 0
+          || (!(now.st_mode & S_IWUSR)
+              && fchmod (d.fd, (now.st_mode | S_IWUSR) & 07777) != 0))
+        extra = 0;
     }
 
   /* Data, then metadata on the descriptor, then the name: no one sees a
@@ -154,7 +178,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   if (ok)
     {
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
-                                .omitted = omitted };
+                                .omitted = omitted, .extra = extra };
       ok = apply_metadata (c, src, src_fd, sst, dst, d.fd, &plan);
       ok &= dest_commit (&d);
     }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "same.h"
 #include "xalloc.h"
 
 struct slot
@@ -78,6 +79,9 @@ find (struct seen const *s, dev_t dev, ino_t ino)
     }
 }
 
+/* Double the table.  Each entry goes to the first empty slot of its
+   probe sequence, which also keeps every name of a file that a set of
+   names holds several times (seen_add_name).  */
 static void
 grow (struct seen *s)
 {
@@ -86,10 +90,14 @@ grow (struct seen *s)
   s->size *= 2;
   s->slots = xcalloc (s->size, sizeof *s->slots);
   s->used = 0;
+  size_t mask = s->size - 1;
   for (size_t i = 0; i < old_size; i++)
     if (old[i].name && old[i].name != TOMBSTONE)
       {
-        *find (s, old[i].dev, old[i].ino) = old[i];
+        size_t j = hash (old[i].dev, old[i].ino) & mask;
+        while (s->slots[j].name)
+          j = (j + 1) & mask;
+        s->slots[j] = old[i];
         s->used++;
       }
   free (old);
@@ -125,4 +133,37 @@ seen_forget (struct seen *s, dev_t dev, ino_t ino)
       free (sl->name);
       sl->name = TOMBSTONE;
     }
+}
+
+void
+seen_add_name (struct seen *s, dev_t dev, ino_t ino, char const *name)
+{
+  if (seen_has_name (s, dev, ino, name))
+    return;
+  /* Past the entries the file already has, to the first empty slot:
+     entries are never forgotten in such a set, so there is no tombstone
+     to reuse.  */
+  size_t mask = s->size - 1;
+  size_t i = hash (dev, ino) & mask;
+  while (s->slots[i].name)
+    i = (i + 1) & mask;
+  s->slots[i] = (struct slot) { dev, ino, xstrdup (name) };
+  s->used++;
+  if (2 * s->used > s->size)
+    grow (s);
+}
+
+bool
+seen_has_name (struct seen const *s, dev_t dev, ino_t ino, char const *name)
+{
+  size_t mask = s->size - 1;
+  for (size_t i = hash (dev, ino) & mask; s->slots[i].name;
+       i = (i + 1) & mask)
+    {
+      struct slot const *sl = &s->slots[i];
+      if (sl->name != TOMBSTONE && sl->dev == dev && sl->ino == ino
+          && same_name (sl->name, name))
+        return true;
+    }
+  return false;
 }

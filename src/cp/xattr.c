@@ -126,6 +126,9 @@ copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
       return false;
     }
   bool ok = true;
+  /* A destination that holds no such attributes at all is reported once
+     for the file, not once per attribute, as GNU cp (libattr) does.  */
+  bool unsupported_here = false;
   for (char const *n = names; n < names + len; n += strlen (n) + 1)
     {
       if (is_skipped (n))
@@ -140,11 +143,16 @@ copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
         }
       if (set (dst, dst_fd, n, value, vlen) != 0)
         {
-          report (o, errno, "setting attribute %s for %s", n, dst->name);
+          if (errno == ENOTSUP)
+            unsupported_here = true;
+          else
+            report (o, errno, "setting attribute %s for %s", n, dst->name);
           ok = false;
         }
       free (value);
     }
   free (names);
+  if (unsupported_here)
+    report (o, ENOTSUP, "setting attributes for %s", dst->name, NULL);
   return ok;
 }
