@@ -1,6 +1,10 @@
-/* --help text.  help2man turns it into man/cp8M.1, so keep GNU's layout:
-   a Usage line, option lines indented by two spaces, descriptions from
-   column 30.
+/* --help text.  help2man turns it into man/cp8M.1, so it keeps the layout
+   GNU users know: the Usage lines, option lines indented by two spaces
+   with their descriptions from column 32 and continuation lines from
+   column 34, paragraphs after the options, and nothing wider than 79
+   columns (tests/help.sh checks the widths and that every option the
+   parser takes is listed).  The option names and the usage lines are
+   GNU cp's interface; the words are cp8M's own.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -28,138 +32,192 @@ Usage: %s [OPTION]... [-T] SOURCE DEST\n\
   or:  %s [OPTION]... -t DIRECTORY SOURCE...\n",
           program_name, program_name, program_name);
   fputs ("\
-Copy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY, moving file data\n\
-in large aligned pieces (8 MiB by default) that bypass the page cache, so\n\
-that big files copy at the speed of the device.\n\
+Copy the file SOURCE to the name DEST, or put a copy of each SOURCE into\n\
+DIRECTORY under its own name.  File data moves in large aligned pieces\n\
+(8 MiB unless --buffer-size says otherwise), past the page cache where that\n\
+helps: big files copy at the speed of the device and leave the machine's\n\
+memory as it was.\n\
 \n\
-Mandatory arguments to long options are mandatory for short options too.\n\
-", stdout);
-  fputs ("\
-  -a, --archive                same as -dR --preserve=all\n\
-      --attributes-only        don't copy the file data, just the attributes\n\
-      --backup[=CONTROL]       make a backup of each existing destination file\
+When a long option below needs an argument, its short form needs it too.\n\
 \n\
-  -b                           like --backup but does not accept an argument\n\
-      --copy-contents          copy contents of special files when recursive\n\
-  -d                           same as --no-dereference --preserve=links\n\
-      --debug                  explain how a file is copied.  Implies -v\n\
 ", stdout);
   fputs ("\
-  -f, --force                  if an existing destination file cannot be\n\
-                                 opened, remove it and try again (this option\n\
-                                 is ignored when the -n option is also used)\n\
-  -i, --interactive            prompt before overwrite (overrides a previous -n\
-\n\
-                                  option)\n\
-  -H                           follow command-line symbolic links in SOURCE\n\
-  -l, --link                   hard link files instead of copying\n\
-  -L, --dereference            always follow symbolic links in SOURCE\n\
+  -a, --archive                like -dR --preserve=all, except that failing\n\
+                                 to copy extended attributes is no error\n\
+      --attributes-only        copy no file data: a new destination is made\n\
+                                 empty, an existing one keeps its data, and\n\
+                                 only attributes are copied\n\
+      --backup[=CONTROL]       before replacing an existing destination, move\n\
+                                 it aside to a backup name (CONTROL: below)\n\
+  -b                           short for --backup, taking no argument\n\
+      --copy-contents          with -R, read FIFOs and device files as data\n\
+                                 and copy what they hold into regular files,\n\
+                                 instead of making new FIFOs and devices\n\
+  -d                           short for -P --preserve=links\n\
+      --debug                  also say how each file's data was copied\n\
+                                 (clone, offload, direct or buffered I/O,\n\
+                                 holes) and, once, the memory budget;\n\
+                                 implies -v\n\
 ", stdout);
   fputs ("\
-  -n, --no-clobber             (deprecated) silently skip existing files.\n\
-                                 See also --update\n\
-  -P, --no-dereference         never follow symbolic links in SOURCE\n\
-  -p                           same as --preserve=mode,ownership,timestamps\n\
-      --preserve[=ATTR_LIST]   preserve the specified attributes\n\
-      --no-preserve=ATTR_LIST  don't preserve the specified attributes\n\
-      --parents                use full source file name under DIRECTORY\n\
+  -f, --force                  when an existing destination cannot be opened\n\
+                                 for writing, delete it and try once more;\n\
+                                 with -l or -s, replace existing\n\
+                                 destinations; no effect with -n\n\
+  -i, --interactive            ask before replacing an existing destination;\n\
+                                 any answer but yes skips it and makes the\n\
+                                 exit status 1 (cancels an earlier -n)\n\
+  -H                           follow the symbolic links named as SOURCE\n\
+                                 operands, but not those found while\n\
+                                 copying a directory\n\
+  -l, --link                   create hard links to the source files in\n\
+                                 place of copies; directories, with -R, are\n\
+                                 still made\n\
+  -L, --dereference            follow every symbolic link in the sources and\n\
+                                 copy the file it points to\n\
 ", stdout);
   fputs ("\
-  -R, -r, --recursive          copy directories recursively\n\
-      --reflink[=WHEN]         control clone/CoW copies. See below\n\
-      --remove-destination     remove each existing destination file before\n\
-                                 attempting to open it (contrast with --force)\
-\n\
-      --sparse=WHEN            control creation of sparse files. See below\n\
-      --strip-trailing-slashes  remove any trailing slashes from each SOURCE\n\
-                                 argument\n\
+  -n, --no-clobber             deprecated: leave every existing destination\n\
+                                 alone, silently; same as --update=none, but\n\
+                                 wins over any --update and an earlier -i\n\
+  -P, --no-dereference         copy symbolic links in the sources as links;\n\
+                                 the default with -R (unless -l is given),\n\
+                                 while without -R links are followed\n\
+  -p                           short for --preserve=mode,ownership,timestamps\n\
+      --preserve[=ATTR_LIST]   give each copy these attributes of its source\n\
+                                 (mode,ownership,timestamps if no list)\n\
+      --no-preserve=ATTR_LIST  do not copy these attributes, even when an\n\
+                                 earlier -a, -p or --preserve asked for them\n\
+      --parents                append each SOURCE name as given, directories\n\
+                                 included, to DIRECTORY, and make whichever\n\
+                                 of those directories are missing\n\
+      --path                   old name of --parents\n\
 ", stdout);
   fputs ("\
-  -s, --symbolic-link          make symbolic links instead of copying\n\
-  -S, --suffix=SUFFIX          override the usual backup suffix\n\
-  -t, --target-directory=DIRECTORY  copy all SOURCE arguments into DIRECTORY\n\
-  -T, --no-target-directory    treat DEST as a normal file\n\
-      --update[=UPDATE]        control which existing files are updated;\n\
-                                 UPDATE={all,none,none-fail,older(default)}\n\
-  -u                           equivalent to --update[=older].  See below\n\
-  -v, --verbose                explain what is being done\n\
+  -R, -r, --recursive          copy each directory and all it contains\n\
+      --reflink[=WHEN]         share data blocks with the source instead of\n\
+                                 copying them (WHEN: below)\n\
+      --remove-destination     delete each existing destination before the\n\
+                                 copy instead of writing into it (-f deletes\n\
+                                 it only if it cannot be opened)\n\
+      --sparse=WHEN            which parts of a copy are left as holes\n\
+                                 (WHEN: below)\n\
+      --strip-trailing-slashes  drop the slashes at the end of each SOURCE\n\
 ", stdout);
   fputs ("\
-      --keep-directory-symlink  follow existing symlinks to directories\n\
-  -x, --one-file-system        stay on this file system\n\
-  -Z                           set SELinux security context of destination\n\
-                                 file to default type\n\
-      --context[=CTX]          like -Z, or if CTX is specified then set the\n\
-                                 SELinux or SMACK security context to CTX\n\
+  -s, --symbolic-link          create symbolic links to the source files in\n\
+                                 place of copies; unless SOURCE is an\n\
+                                 absolute name, DEST must be in the current\n\
+                                 directory\n\
+  -S, --suffix=SUFFIX          name simple backups with SUFFIX instead of\n\
+                                 '~'; implies -b\n\
+  -t, --target-directory=DIRECTORY  copy every SOURCE into DIRECTORY\n\
+  -T, --no-target-directory    never read DEST as a directory to copy into:\n\
+                                 it is the name of the copy itself\n\
+      --update[=UPDATE]        choose which existing destinations are\n\
+                                 replaced: UPDATE is all, none, none-fail or\n\
+                                 older (a bare --update); see below\n\
+  -u                           short for --update=older\n\
+  -v, --verbose                print each copy as 'SOURCE' -> 'DEST', and\n\
+                                 each destination deleted to make room\n\
+", stdout);
+  fputs ("\
+      --keep-directory-symlink  when the destination of a directory is a\n\
+                                 symbolic link to a directory, copy into\n\
+                                 the directory it points to\n\
+  -x, --one-file-system        do not copy what is on another file system:\n\
+                                 a mount point inside a tree becomes an\n\
+                                 empty directory\n\
+  -Z                           give each copy the default SELinux context of\n\
+                                 its place (see the SELinux note below)\n\
+      --context[=CTX]          like -Z, or with CTX, set each copy's SELinux\n\
+                                 context to CTX\n\
 ", stdout);
   printf ("\
 \n\
 cp8M's own options:\n\
-      --buffer-size=SIZE       read and write SIZE bytes at a time (default\n\
-                                 8M); SIZE takes K, M, G (powers of 1024),\n\
-                                 KB, MB, GB (powers of 1000) or KiB, MiB, GiB,\n\
-                                 is rounded up to a multiple of 4096 and may\n\
-                                 be at most 1G\n\
-      --direct[=WHEN]          bypass the page cache: WHEN is auto (the\n\
-                                 default: files of at least one buffer whose\n\
-                                 data is not already mostly cached), always\n\
-                                 (also a bare --direct) or never\n\
-      --queue-depth=N          keep N direct I/Os of one buffer each in\n\
-                                 flight (1 to 64; default %u); buffers\n\
-                                 take at most a quarter of the memory\n\
-                                 free to this process (its cgroups,\n\
-                                 MemAvailable), fewer or smaller if need be\n\
-      --help        display this help and exit\n\
-      --version     output version information and exit\n\
-", CP8M_DEFAULT_QUEUE_DEPTH);
+      --buffer-size=SIZE       move data SIZE bytes at a time (default 8M);\n\
+                                 SIZE takes the suffix K, M or G (powers of\n\
+                                 1024), KB, MB or GB (powers of 1000), or\n\
+                                 KiB, MiB or GiB; it is rounded up to a\n\
+                                 multiple of 4096 and may be at most 1G\n\
+      --direct[=WHEN]          whether data bypasses the page cache: WHEN is\n\
+                                 auto (the default: yes for files of one\n\
+                                 buffer or more whose data is not already\n\
+                                 mostly cached), always (a bare --direct),\n\
+                                 or never\n\
+      --queue-depth=N          keep up to N direct I/Os of one buffer each\n\
+                                 in flight, 1 to %d (default %d); all\n\
+                                 buffers together take at most a quarter of\n\
+                                 the memory still free to this process (its\n\
+                                 cgroups' limits, MemAvailable), so there\n\
+                                 may be fewer or smaller ones\n\
+      --help                   print this text and exit\n\
+      --version                print the version and license, and exit\n\
+", (int) ENGINE_MAX_DEPTH, (int) CP8M_DEFAULT_QUEUE_DEPTH);
   fputs ("\
 \n\
-ATTR_LIST is a comma-separated list of attributes.  Attributes are 'mode'\n\
-for permissions (including any ACL and xattr permissions), 'ownership' for\n\
-user and group, 'timestamps' for file timestamps, 'links' for hard links,\n\
-'context' for security context, 'xattr' for extended attributes, and 'all'\n\
-for all attributes.\n\
+ATTR_LIST is a list of attribute names separated by commas: 'mode'\n\
+(permission bits and ACLs), 'ownership' (owner and group), 'timestamps'\n\
+(access and modification times), 'links' (files that are hard links to\n\
+each other in the sources stay so in the copy), 'context' (the SELinux\n\
+context; see below), 'xattr' (extended attributes), and 'all' (every one\n\
+of these but 'context').\n\
 \n\
-By default, sparse SOURCE files are detected by a crude heuristic and the\n\
-corresponding DEST file is made sparse as well.  That is the behavior\n\
-selected by --sparse=auto.  Specify --sparse=always to create a sparse DEST\n\
-file whenever the SOURCE file contains a long enough sequence of zero bytes.\n\
-Use --sparse=never to inhibit creation of sparse files.\n\
-\n\
-UPDATE controls which existing files in the destination are replaced.\n\
-'all' is the default operation when an --update option is not specified,\n\
-and results in all existing files in the destination being replaced.\n\
-'none' is like the --no-clobber option, in that no files in the\n\
-destination are replaced, and skipped files do not induce a failure.\n\
-'none-fail' also ensures no files are replaced in the destination,\n\
-but any skipped files are diagnosed and induce a failure.\n\
-'older' is the default operation when --update is specified, and results\n\
-in files being replaced if they're older than the corresponding source file.\n\
+WHEN for --sparse: 'auto', the default, keeps the holes of a source that\n\
+has any (it takes less disk space than its size), found with SEEK_DATA and\n\
+SEEK_HOLE.  'always' also makes a hole of every block of data (4 KiB, or\n\
+the device's alignment if larger) that holds only zero bytes, so the copy\n\
+may take less space than its source.  'never' writes every byte, so the\n\
+copy has no holes.  Holes are made only in a regular-file destination.\n\
 ", stdout);
   fputs ("\
 \n\
-Unlike GNU cp, cp8M makes a physical copy by default (--reflink=never): a\n\
-backup must not share its blocks with the original.  With --reflink=auto it\n\
-tries a lightweight copy, where the data blocks are copied only when\n\
-modified, falling back to a standard copy if this is not possible; with\n\
---reflink[=always] it fails if that is not supported.\n\
+UPDATE decides the fate of an existing destination that is not a\n\
+directory.  'all' (what happens without --update) replaces it.  'none'\n\
+keeps it, without a message, and the exit status stays 0: what -n does.\n\
+'none-fail' keeps it too, but says so in an error and makes the exit\n\
+status 1.  'older' (what -u and a bare --update mean) replaces it only if\n\
+its modification time is earlier than its source's.\n\
 \n\
-The backup suffix is '~', unless set with --suffix or SIMPLE_BACKUP_SUFFIX.\n\
-The version control method may be selected via the --backup option or\n\
-through the VERSION_CONTROL environment variable.  Here are the values:\n\
-\n\
-  none, off       never make backups (even if --backup is given)\n\
-  numbered, t     make numbered backups\n\
-  existing, nil   numbered if numbered backups exist, simple otherwise\n\
-  simple, never   always make simple backups\n\
-\n\
-As a special case, cp makes a backup of SOURCE when the force and backup\n\
-options are given and SOURCE and DEST are the same name for an existing,\n\
-regular file.\n\
-\n\
-A destination cp8M created is removed if its copy fails or is interrupted.\n\
-Exit status is 0 when every file was copied and 1 otherwise.\n\
+WHEN for --reflink: 'never', cp8M's default (GNU cp's is 'auto'), always\n\
+copies the data, so that a backup shares no disk blocks with the file it\n\
+protects.  'auto' clones each file where the file system can (the copy\n\
+then shares the source's blocks until one of them changes), else may let\n\
+the kernel copy the data (copy_file_range), else copies as usual.\n\
+'always', or a bare --reflink, clones or fails; it needs --sparse=auto.\n\
 ", stdout);
-  printf ("\nReport bugs to: %s\n", PACKAGE_BUGREPORT);
+  fputs ("\
+\n\
+A backup is named after the destination, with '~' appended, or the suffix\n\
+given by --suffix or else by the SIMPLE_BACKUP_SUFFIX environment\n\
+variable.  CONTROL, or else the VERSION_CONTROL environment variable, or\n\
+else 'existing', picks the kind of backup:\n\
+\n\
+  none, off       no backup at all, even with --backup or -b\n\
+  numbered, t     a numbered backup: DEST.~1~, then DEST.~2~, and so on\n\
+  existing, nil   numbered if DEST has numbered backups already, else simple\n\
+  simple, never   a simple backup: DEST~ (or DEST with the suffix)\n\
+\n\
+With --force and a backup asked for, SOURCE and DEST may name the same\n\
+existing regular file: the file is backed up first, and the backup is\n\
+then copied back to the original name.\n\
+", stdout);
+  fputs ("\
+\n\
+cp8M has no SELinux support: where SELinux is off, -Z does nothing and\n\
+--context=CTX is ignored with a warning (--preserve=context is refused);\n\
+where it is on, -Z and --context are refused.\n\
+\n\
+If a copy fails or is interrupted (SIGINT, SIGTERM, SIGHUP), nothing is\n\
+left under the name of a new destination file, which appears only once\n\
+its copy is complete, and a backup made by --backup is put back.  An\n\
+existing file is rewritten in place, as GNU cp does.  A pipe, FIFO or\n\
+device is copied to its destination's name as it is read.\n\
+\n\
+Exit status: 0 if all went well; 1 if a file could not be copied, was\n\
+declined at a -i prompt, or was kept by --update=none-fail.\n\
+", stdout);
+  printf ("\nReport bugs to %s.\n", PACKAGE_BUGREPORT);
   exit (status);
 }
