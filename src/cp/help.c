@@ -200,8 +200,8 @@ else 'existing', picks the kind of backup:\n\
   simple, never   a simple backup: DEST~ (or DEST with the suffix)\n\
 \n\
 With --force and a backup asked for, SOURCE and DEST may name the same\n\
-existing regular file: the file is backed up first, and the backup is\n\
-then copied back to the original name.\n\
+existing regular file: the file is then copied to its backup name and\n\
+itself left as it is.\n\
 ", stdout);
   fputs ("\
 \n\
