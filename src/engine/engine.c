@@ -271,6 +271,46 @@ read_arrived (int fd, char *buf, size_t size, bool *eof)
   return got;
 }
 
+/* Zero detection works on pieces of this size, at multiples of it in the
+   file, as GNU cp's does (ST_NBLOCKSIZE): no filesystem allocates less,
+   so every destination block that is all zeros is left a hole, however
+   the data arrived.  */
+enum { HOLE_BLOCK = 512 };
+
+/* Write the N bytes of BUF at POS of the regular file FD, leaving out the
+   all-zero pieces (they stay holes, or become the zeros that the final
+   ftruncate adds).  Return false with errno on failure.  */
+static bool
+write_sparse (int fd, char const *buf, size_t n, off_t pos)
+{
+  int no_flags = 0;
+  size_t run = 0;        /* where the nonzero run being gathered began */
+  bool in_run = false;
+  for (size_t i = 0; i < n; )
+    {
+      size_t piece = HOLE_BLOCK - (pos + i) % HOLE_BLOCK;
+      if (piece > n - i)
+        piece = n - i;
+      bool zero = sparse_is_zero (buf + i, piece);
+      if (zero && in_run)
+        {
+          if (rw_write_full (fd, buf + run, i - run, pos + run, &no_flags)
+              < i - run)
+            return false;
+          in_run = false;
+        }
+      else if (!zero && !in_run)
+        {
+          run = i;
+          in_run = true;
+        }
+      i += piece;
+    }
+  return !in_run
+         || rw_write_full (fd, buf + run, n - run, pos + run, &no_flags)
+            == n - run;
+}
+
 /* copy_file_range from the stream's position to the destination's, until
    it says the source ended.  Return 1 when that is done, 0 when the copy
    goes on with read and write (it refused, or said 0 at once, as /proc
@@ -316,7 +356,9 @@ copy_stream (struct file_copy *fc)
   note_not_direct (&res->report, "not a regular file with a size", 0);
   f->scan = ENGINE_SCAN_PLAIN;
   f->ran = true;
-  if (f->reflink_allowed)
+  f->zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                   && S_ISREG (fc->dst_st.st_mode);
+  if (f->reflink_allowed && !f->zero_detect)
     {
       int done = offload_stream (fc);
       if (done != 0)
@@ -328,16 +370,25 @@ copy_stream (struct file_copy *fc)
 
   char *buf = fc->ctx->buffers[0];
   size_t size = fc->ctx->cfg.buffer_size;
+  off_t pos = 0;
   int no_flags = 0;
   for (bool eof = false; !eof; )
     {
       ssize_t n = read_arrived (fc->src_fd, buf, size, &eof);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
-      if (rw_write_full (fc->dst_fd, buf, n, -1, &no_flags) < (size_t) n)
+      bool written = f->zero_detect
+                     ? write_sparse (fc->dst_fd, buf, n, pos)
+                     : rw_write_full (fc->dst_fd, buf, n, -1, &no_flags)
+                       == (size_t) n;
+      if (!written)
         return fail (res, ENGINE_SIDE_WRITE, errno);
+      pos += n;
       res->bytes += n;
     }
+  /* Zeros at the end were not written: the size says them.  */
+  if (f->zero_detect && ftruncate (fc->dst_fd, pos) != 0)
+    return fail (res, ENGINE_SIDE_WRITE, errno);
   return true;
 }
 

@@ -1154,6 +1154,70 @@ START_TEST (test_reflink_auto_empty)
 }
 END_TEST
 
+/* The bytes of the stream test: data, zeros, data, zeros to the end.  */
+static unsigned char
+stream_byte (size_t i)
+{
+  return (i < 3000 || (13000 <= i && i < 18000)) ? (pattern (i) | 1) : 0;
+}
+enum { STREAM_SIZE = 26192 };
+
+/* --sparse=always from a pipe into a regular file: zero blocks become
+   holes however the data arrives (here in 1000-byte pieces, slowly, so
+   reads end off any block boundary); the trailing zeros become the
+   size.  */
+START_TEST (test_stream_sparse_always)
+{
+  int p[2];
+  ck_assert_int_eq (pipe (p), 0);
+  pid_t child = fork ();
+  ck_assert_int_ge (child, 0);
+  if (child == 0)
+    {
+      close (p[0]);
+      unsigned char piece[1000];
+      for (size_t off = 0; off < STREAM_SIZE; off += sizeof piece)
+        {
+          size_t n = STREAM_SIZE - off < sizeof piece ? STREAM_SIZE - off
+                                                       : sizeof piece;
+          for (size_t i = 0; i < n; i++)
+            piece[i] = stream_byte (off + i);
+          if (__real_write (p[1], piece, n) != (ssize_t) n)
+            _exit (1);
+          usleep (2000);
+        }
+      _exit (0);
+    }
+  close (p[1]);
+  int dst = temp_file ();
+  struct engine_request req = buffered;
+  req.sparse = ENGINE_SPARSE_ALWAYS;
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, p[0], dst, &req, &res));
+  assert_words (&res, "avoided", "no", "zeros");
+  struct stat d;
+  ck_assert_int_eq (fstat (dst, &d), 0);
+  ck_assert_int_eq (d.st_size, STREAM_SIZE);
+  unsigned char got[STREAM_SIZE];
+  ck_assert_int_eq (__real_pread (dst, got, STREAM_SIZE, 0), STREAM_SIZE);
+  for (size_t i = 0; i < STREAM_SIZE; i++)
+    ck_assert_uint_eq (got[i], stream_byte (i));
+  /* With 4 KiB blocks: [4096, 12288) and [20480, end) are all zeros.  */
+  if (d.st_blksize == 4096)
+    {
+      ck_assert_int_eq (lseek (dst, 4096, SEEK_DATA), 12288);
+      errno = 0;
+      ck_assert_int_eq (lseek (dst, 20480, SEEK_DATA), -1);
+      ck_assert_int_eq (errno, ENXIO);
+    }
+  int status;
+  ck_assert_int_eq (waitpid (child, &status, 0), child);
+  ck_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
 /* ---- the source changes ---- */
 
 /* As GNU cp: copied to where it ends now, not a failure.  */
@@ -1299,7 +1363,8 @@ main (void)
   tcase_add_loop_test (tc, test_sparse_never_writes_zeros, 0, 2);
   tcase_add_loop_test (tc, test_reflink_auto_offloads, 0, 2);
   tcase_add_test (tc, test_reflink_auto_pipe);
-  tcase_add_loop_test (tc, test_reflink_auto_empty, 0, 1);
+  tcase_add_loop_test (tc, test_reflink_auto_empty, 0, 2);
+  tcase_add_test (tc, test_stream_sparse_always);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("sparse");
