@@ -23,6 +23,8 @@
 #include "options.h"
 #include "seen.h"
 
+struct data_debug;
+
 /* State of one run, passed down the walk (there are no globals).  */
 struct copy_ctx
 {
@@ -37,6 +39,8 @@ struct copy_ctx
   size_t stack_room;      /* walk may go from it (dirfds.c) */
   bool memory_said;       /* --debug printed MEMORY (after the first
                              file's GNU line) */
+  struct data_debug *file_debug;  /* regular.c: what --debug will say of
+                                     the file being copied as data */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */

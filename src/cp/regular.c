@@ -58,8 +58,9 @@ struct data_debug
    until complete when others can see it.  */
 static bool
 copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
-           struct dest const *d, struct data_debug *dbg)
+           struct dest const *d)
 {
+  struct data_debug *dbg = c->file_debug;
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
@@ -112,7 +113,7 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
 static bool
 open_and_copy (struct copy_ctx *c, struct loc const *src,
                struct stat const *sst, struct loc const *dst, bool *dst_new,
-               bool follow, struct data_debug *dbg)
+               bool follow)
 {
   struct cp8m_options const *o = c->o;
   int src_fd = openat (src->dirfd, src->rel,
@@ -123,7 +124,7 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       return false;
     }
   src_fd = fd_safer (src_fd);
-  dbg->src_opened = true;
+  c->file_debug->src_opened = true;
   struct stat st;
   if (fstat (src_fd, &st) != 0)
     {
@@ -156,7 +157,7 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
      new file before it is complete, nor with the wrong permissions.  A
      file whose metadata could not all be preserved is kept, as GNU cp
      keeps it (the failure still counts).  */
-  bool ok = o->attributes_only || copy_data (c, src, src_fd, &d, dbg);
+  bool ok = o->attributes_only || copy_data (c, src, src_fd, &d);
   if (ok)
     {
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
@@ -178,7 +179,9 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   struct cp8m_options const *o = c->o;
   struct data_debug dbg = { .res.report.facts.reflink_allowed
                             = o->request.reflink != ENGINE_REFLINK_NEVER };
-  bool ok = open_and_copy (c, src, sst, dst, dst_new, follow, &dbg);
+  c->file_debug = &dbg;
+  bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
+  c->file_debug = NULL;
   if (o->debug && dbg.src_opened && !o->attributes_only)
     {
       diag_debug_gnu (&dbg.res.report.facts);
