@@ -23,6 +23,8 @@
 #include "options.h"
 #include "seen.h"
 
+struct data_debug;
+
 /* State of one run, passed down the walk (there are no globals).  */
 struct copy_ctx
 {
@@ -35,8 +37,10 @@ struct copy_ctx
   unsigned int max_open_levels;  /* directory levels kept open (dirfds.c) */
   uintptr_t stack_base;   /* near the top of the stack, and how far the */
   size_t stack_room;      /* walk may go from it (dirfds.c) */
-  bool memory_said;       /* --debug printed MEMORY (before the first
-                             file's data) */
+  bool memory_said;       /* --debug printed MEMORY (after the first
+                             file's GNU line) */
+  struct data_debug *file_debug;  /* regular.c: what --debug will say of
+                                     the file being copied as data */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */
@@ -118,7 +122,9 @@ bool dirfds_ensure (struct ancestor *lv);
 bool dirfds_pop (struct ancestor *lv);
 
 /* regular.c: copy the file SRC as a regular file.  *DST_NEW says whether
-   DST had to be created; it becomes true if DST was replaced.  */
+   DST had to be created; it becomes true if DST was replaced.  With
+   --debug, once SRC is open, print GNU cp's line for it (also when the
+   copy failed), then cp8M's.  */
 bool copy_regular (struct copy_ctx *c, struct loc const *src,
                    struct stat const *sst, struct loc const *dst,
                    bool *dst_new, bool follow);

@@ -26,6 +26,10 @@ diag_engine_failure (struct engine_result const *res,
       error (0, res->err, "failed to clone %s from %s",
              quote_file_n (0, dst), quote_file_n (1, src));
       break;
+    case ENGINE_SIDE_OFFLOAD:
+      error (0, res->err, "error copying %s to %s",
+             quote_file_n (0, src), quote_file_n (1, dst));
+      break;
     case ENGINE_SIDE_READ:
       error (0, res->err, "error reading %s", quote_file (src));
       break;
@@ -54,11 +58,18 @@ format_size (char *out, size_t outsize, size_t size)
 }
 
 void
+diag_debug_gnu (struct engine_facts const *facts)
+{
+  struct engine_words w;
+  engine_debug_words (facts, &w);
+  printf ("copy offload: %s, reflink: %s, sparse detection: %s\n",
+          w.offload, w.reflink, w.sparse);
+}
+
+void
 diag_debug_lines (struct engine_result const *res, char const *dest)
 {
   struct engine_report const *rep = &res->report;
-  printf ("copy offload: %s, reflink: %s, sparse detection: %s\n",
-          rep->offload, rep->reflink, rep->sparse);
 
   char size[32];
   format_size (size, sizeof size, rep->buffer_size);
@@ -85,7 +96,7 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
   else if (rep->direct)
     printf ("direct I/O: partly (%s, %s x %u in flight), then %s (%s)\n",
             rep->method, size, rep->depth, rest, why);
-  else if (rep->offload[0] == 'y' || rep->reflink[0] == 'y')
+  else if (rep->offloaded)
     puts ("direct I/O: no (data offloaded to the filesystem)");
   else
     printf ("direct I/O: no (%s), %s, %s I/O\n", why, rest, size);

@@ -24,16 +24,20 @@
   quotearg_style (shell_escape_quoting_style, name)
 
 /* Report a failed engine_copy of SRC to DST: "error reading 'SRC'",
-   "error writing 'DST'" or "failed to clone 'DST' from 'SRC'", with the
-   cause.  */
+   "error writing 'DST'", "failed to clone 'DST' from 'SRC'" or "error
+   copying 'SRC' to 'DST'", with the cause.  */
 void diag_engine_failure (struct engine_result const *res,
                           char const *src, char const *dst);
 
-/* Print --debug's lines for one copied file to stdout: GNU cp's line
-   ("copy offload: ..., reflink: ..., sparse detection: ...") then cp8M's
-   ("direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align 512/512)",
-   "destination: DEST", and "source changed during the copy" when it
-   did).  */
+/* Print GNU cp's --debug line for one file copied as data, in 9.11's
+   words for FACTS: "copy offload: ..., reflink: ..., sparse detection:
+   ...".  */
+void diag_debug_gnu (struct engine_facts const *facts);
+
+/* Print cp8M's --debug lines for one file the engine copied, after GNU
+   cp's: "direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align
+   512/512)", "destination: DEST", and "source changed during the copy"
+   when it did.  */
 void diag_debug_lines (struct engine_result const *res, char const *dest);
 
 /* Print --debug's line on the memory the engine's buffers may take, and

@@ -416,6 +416,12 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
       error (0, 0, "--reflink can be used only with --sparse=auto");
       cp8m_usage (EXIT_FAILURE);
     }
+  /* --sparse=never wants every hole written, which a clone or
+     copy_file_range may not do: --reflink=auto then means never, as in
+     GNU cp (so --debug says "reflink: no").  */
+  if (o->request.reflink == ENGINE_REFLINK_AUTO
+      && o->request.sparse == ENGINE_SPARSE_NEVER)
+    o->request.reflink = ENGINE_REFLINK_NEVER;
   if (o->target_directory && o->no_target_directory)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "
            "and --no-target-directory (-T)");

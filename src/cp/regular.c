@@ -50,25 +50,31 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
   return -1;
 }
 
+/* What --debug says of one file copied as data.  GNU cp prints its line
+   whenever it opened the source, after any error, with the words the
+   copy reached; cp8M's lines follow for a copy the engine completed.  */
+struct data_debug
+{
+  bool src_opened;
+  bool engine_ok;
+  struct engine_result res;   /* its facts start as GNU's do */
+  char const *dest;           /* how the destination was written */
+};
+
 /* Move the data of SRC_FD into D, which is kept shorter than the source
    until complete when others can see it.  */
 static bool
 copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
            struct dest const *d)
 {
+  struct data_debug *dbg = c->file_debug;
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
-  struct engine_result res;
-  if (c->o->debug && !c->memory_said)
-    {
-      diag_debug_budget (c->memory);
-      c->memory_said = true;
-    }
-  bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &res);
+  bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   if (!ok)
-    diag_engine_failure (&res, src->name, d->loc->name);
-  else if (c->o->debug)
-    diag_debug_lines (&res, dest_describe (d));
+    diag_engine_failure (&dbg->res, src->name, d->loc->name);
+  dbg->engine_ok = ok;
+  dbg->dest = dest_describe (d);
   return ok;
 }
 
@@ -111,10 +117,10 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
   return false;
 }
 
-bool
-copy_regular (struct copy_ctx *c, struct loc const *src,
-              struct stat const *sst, struct loc const *dst, bool *dst_new,
-              bool follow)
+static bool
+open_and_copy (struct copy_ctx *c, struct loc const *src,
+               struct stat const *sst, struct loc const *dst, bool *dst_new,
+               bool follow)
 {
   struct cp8m_options const *o = c->o;
   int src_fd = openat (src->dirfd, src->rel,
@@ -125,6 +131,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
       return false;
     }
   src_fd = fd_safer (src_fd);
+  c->file_debug->src_opened = true;
   struct stat st;
   if (fstat (src_fd, &st) != 0)
     {
@@ -185,5 +192,32 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   else
     dest_abort (&d);
   close (src_fd);
+  return ok;
+}
+
+bool
+copy_regular (struct copy_ctx *c, struct loc const *src,
+              struct stat const *sst, struct loc const *dst, bool *dst_new,
+              bool follow)
+{
+  struct cp8m_options const *o = c->o;
+  struct data_debug dbg = { .res.report.facts.reflink_allowed
+                            = o->request.reflink != ENGINE_REFLINK_NEVER };
+  c->file_debug = &dbg;
+  bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
+  c->file_debug = NULL;
+  if (o->debug && dbg.src_opened && !o->attributes_only)
+    {
+      diag_debug_gnu (&dbg.res.report.facts);
+      if (dbg.engine_ok)
+        {
+          if (!c->memory_said)
+            {
+              diag_debug_budget (c->memory);
+              c->memory_said = true;
+            }
+          diag_debug_lines (&dbg.res, dbg.dest);
+        }
+    }
   return ok;
 }

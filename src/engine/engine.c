@@ -163,6 +163,42 @@ fail (struct engine_result *res, enum engine_side side, int err)
   return false;
 }
 
+void
+engine_debug_words (struct engine_facts const *f, struct engine_words *w)
+{
+  /* GNU cp 9.11 starts from "unknown" (reflink "no" when not allowed)
+     and changes a word only when its step runs.  */
+  w->reflink = !f->reflink_allowed ? "no"
+               : f->clone == ENGINE_CLONE_DONE ? "yes"
+               : f->clone == ENGINE_CLONE_REFUSED ? "unsupported"
+               : "unknown";
+  switch (f->scan)
+    {
+    case ENGINE_SCAN_PLAIN:
+      w->sparse = f->zero_detect ? "zeros" : "no";
+      break;
+    case ENGINE_SCAN_LSEEK:
+      /* Zero detection is part of the loop that copies a data extent.  */
+      w->sparse = f->ran && f->zero_detect ? "SEEK_HOLE + zeros"
+                                           : "SEEK_HOLE";
+      break;
+    default:
+      w->sparse = "unknown";
+      break;
+    }
+  /* copy_file_range is tried only when reflinks are allowed and no zero
+     blocks are looked for; a call that returned 0 at once (an empty
+     file, /proc) settles nothing.  */
+  if (f->scan == ENGINE_SCAN_NONE || !f->ran)
+    w->offload = "unknown";
+  else if (!f->reflink_allowed || f->zero_detect)
+    w->offload = "avoided";
+  else
+    w->offload = f->offload == ENGINE_OFFLOAD_MOVED ? "yes"
+                 : f->offload == ENGINE_OFFLOAD_FAILED ? "unsupported"
+                 : "unknown";
+}
+
 /* Say in the report why the data did not (all) move with direct I/O.  */
 static void
 note_not_direct (struct engine_report *rep, char const *why, int err)
@@ -170,6 +206,23 @@ note_not_direct (struct engine_report *rep, char const *why, int err)
   rep->why_not = why;
   rep->why_errno = err;
 }
+
+/* Everything one file's copy needs to know.  */
+struct file_copy
+{
+  struct engine_ctx *ctx;
+  struct engine_request const *req;
+  int src_fd, dst_fd;
+  struct stat src_st, dst_st;
+  bool make_holes;     /* the source's holes (and with sparse=always, its
+                          zero blocks) stay holes in the destination */
+  bool sequential;     /* the destination cannot seek: write in order */
+  bool dontcache;      /* direct I/O was wanted and refused */
+  bool src_cached;     /* the source is mostly in the page cache */
+  unsigned int depth;  /* I/Os in flight: no more than it has chunks */
+  off_t ended_at;      /* the source ended early here, or -1 */
+  struct engine_result *res;
+};
 
 /* ---- streams: pipes, FIFOs, devices, files whose size says nothing ---- */
 
@@ -218,22 +271,124 @@ read_arrived (int fd, char *buf, size_t size, bool *eof)
   return got;
 }
 
+/* Zero detection works on pieces of this size, at multiples of it in the
+   file, as GNU cp's does (ST_NBLOCKSIZE): no filesystem allocates less,
+   so every destination block that is all zeros is left a hole, however
+   the data arrived.  */
+enum { HOLE_BLOCK = 512 };
+
+/* Write the N bytes of BUF at POS of the regular file FD, leaving out the
+   all-zero pieces (they stay holes, or become the zeros that the final
+   ftruncate adds).  Return false with errno on failure.  */
 static bool
-copy_stream (struct engine_ctx *ctx, int src_fd, int dst_fd,
-             struct engine_result *res)
+write_sparse (int fd, char const *buf, size_t n, off_t pos)
 {
-  char *buf = ctx->buffers[0];
-  size_t size = ctx->cfg.buffer_size;
+  int no_flags = 0;
+  size_t run = 0;        /* where the nonzero run being gathered began */
+  bool in_run = false;
+  for (size_t i = 0; i < n; )
+    {
+      size_t piece = HOLE_BLOCK - (pos + i) % HOLE_BLOCK;
+      if (piece > n - i)
+        piece = n - i;
+      bool zero = sparse_is_zero (buf + i, piece);
+      if (zero && in_run)
+        {
+          if (rw_write_full (fd, buf + run, i - run, pos + run, &no_flags)
+              < i - run)
+            return false;
+          in_run = false;
+        }
+      else if (!zero && !in_run)
+        {
+          run = i;
+          in_run = true;
+        }
+      i += piece;
+    }
+  return !in_run
+         || rw_write_full (fd, buf + run, n - run, pos + run, &no_flags)
+            == n - run;
+}
+
+/* copy_file_range from the stream's position to the destination's, until
+   it says the source ended.  Return 1 when that is done, 0 when the copy
+   goes on with read and write (it refused, or said 0 at once, as /proc
+   files do), -1 on failure (*RES filled).  */
+static int
+offload_stream (struct file_copy *fc)
+{
+  struct engine_facts *f = &fc->res->report.facts;
+  bool moved = false;
+  for (;;)
+    {
+      ssize_t n = reflink_offload (fc->src_fd, NULL, fc->dst_fd, NULL,
+                                   REFLINK_OFFLOAD_MAX);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n > 0)
+        {
+          moved = true;
+          f->offload = ENGINE_OFFLOAD_MOVED;
+          fc->res->bytes += n;
+          continue;
+        }
+      if (n == 0)
+        return moved;
+      f->offload = ENGINE_OFFLOAD_FAILED;
+      if (!reflink_offload_refused (errno))
+        {
+          fail (fc->res, ENGINE_SIDE_OFFLOAD, errno);
+          return -1;
+        }
+      /* What it moved stays: reading goes on from there.  */
+      return 0;
+    }
+}
+
+/* A source read from its position to its end, whose size says nothing:
+   GNU cp's plain scan.  */
+static bool
+copy_stream (struct file_copy *fc)
+{
+  struct engine_result *res = fc->res;
+  struct engine_facts *f = &res->report.facts;
+  note_not_direct (&res->report, "not a regular file with a size", 0);
+  f->scan = ENGINE_SCAN_PLAIN;
+  f->ran = true;
+  f->zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                   && S_ISREG (fc->dst_st.st_mode);
+  if (f->reflink_allowed && !f->zero_detect)
+    {
+      int done = offload_stream (fc);
+      if (done != 0)
+        {
+          res->report.offloaded = true;
+          return done > 0;
+        }
+    }
+
+  char *buf = fc->ctx->buffers[0];
+  size_t size = fc->ctx->cfg.buffer_size;
+  off_t pos = 0;
+  int no_flags = 0;
   for (bool eof = false; !eof; )
     {
-      ssize_t n = read_arrived (src_fd, buf, size, &eof);
+      ssize_t n = read_arrived (fc->src_fd, buf, size, &eof);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
-      int no_flags = 0;
-      if (n > 0 && rw_write_full (dst_fd, buf, n, -1, &no_flags) < (size_t) n)
+      bool written = f->zero_detect
+                     ? write_sparse (fc->dst_fd, buf, n, pos)
+                     : rw_write_full (fc->dst_fd, buf, n, -1, &no_flags)
+                       == (size_t) n;
+      if (!written)
         return fail (res, ENGINE_SIDE_WRITE, errno);
+      pos += n;
       res->bytes += n;
     }
+  /* Zeros at the end were not written: the size says them.  */
+  if (f->zero_detect && ftruncate (fc->dst_fd, pos) != 0)
+    return fail (res, ENGINE_SIDE_WRITE, errno);
   return true;
 }
 
@@ -259,21 +414,6 @@ remember_refusal (struct engine_ctx *ctx, dev_t dev, char const *op, int err)
       ctx->n_refused++;
     }
 }
-
-/* Everything one regular-file copy needs to know.  */
-struct file_copy
-{
-  struct engine_ctx *ctx;
-  struct engine_request const *req;
-  int src_fd, dst_fd;
-  struct stat src_st, dst_st;
-  bool holes;          /* walk SEEK_DATA extents */
-  bool dontcache;      /* direct I/O was wanted and refused */
-  bool src_cached;     /* the source is mostly in the page cache */
-  unsigned int depth;  /* I/Os in flight: no more than it has chunks */
-  off_t ended_at;      /* the source ended early here, or -1 */
-  struct engine_result *res;
-};
 
 /* Should this file go direct?  Say why not in the report.  */
 static bool
@@ -318,8 +458,8 @@ init_job (struct io_job *job, struct file_copy const *fc,
 {
   *job = (struct io_job) {
     .src_fd = fc->src_fd, .dst_fd = fc->dst_fd,
-    .zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
-                   && S_ISREG (fc->dst_st.st_mode),
+    .zero_detect = fc->res->report.facts.zero_detect,
+    .sequential = fc->sequential,
     .hold_last = fc->req->in_place,
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
     .ended_at = -1,
@@ -418,6 +558,9 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
       job.dst_fd = dst.fd;
       job.direct = true;
       chunks->align = align;
+      /* After an offload pass that stopped part way: start aligned (what
+         it wrote before is written again, the same bytes).  */
+      chunks->cur -= chunks->cur % align;
       chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
       rep->direct = true;
       rep->method = dio_method ();
@@ -488,10 +631,9 @@ prepare_dest (struct file_copy *fc)
   /* A file smaller than one buffer goes in one write, which sets the
      size and reports a full disk by itself: a tree of small files must
      not pay a system call more per file.  */
-  if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS
-      && (size_t) size < fc->ctx->cfg.buffer_size)
+  if (!fc->make_holes && (size_t) size < fc->ctx->cfg.buffer_size)
     return true;
-  if (!fc->holes && fc->req->sparse != ENGINE_SPARSE_ALWAYS)
+  if (!fc->make_holes)
     {
 #ifdef HAVE_FALLOCATE
       if (fallocate (fc->dst_fd, in_place ? FALLOC_FL_KEEP_SIZE : 0, 0,
@@ -529,15 +671,15 @@ finish_copy (struct file_copy *fc)
         return fail (fc->res, ENGINE_SIDE_READ, errno);
       if (n == 0)
         break;
-      if (rw_write_full (fc->dst_fd, buf, n, off, &wflags) < (size_t) n)
+      if (rw_write_full (fc->dst_fd, buf, n, fc->sequential ? -1 : off,
+                         &wflags) < (size_t) n)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
       off += n;
       fc->res->bytes += n;
     }
   /* Without holes and without an early end, the writes set the size.  */
   if (S_ISREG (fc->dst_st.st_mode)
-      && (fc->holes || fc->req->sparse == ENGINE_SPARSE_ALWAYS
-          || off < fc->src_st.st_size)
+      && (fc->make_holes || off < fc->src_st.st_size)
       && ftruncate (fc->dst_fd, off) != 0)
     return fail (fc->res, ENGINE_SIDE_WRITE, errno);
 
@@ -551,30 +693,73 @@ finish_copy (struct file_copy *fc)
   return true;
 }
 
-/* A regular source of known size into a seekable destination: holes,
-   preallocation, the direct pass and the buffered pass.  */
+/* The data through copy_file_range, in chunks (each within one data
+   extent when the scan walks extents; holes skipped or written as zeros
+   as for any pass).  Return 1 when all of it is there (or the source
+   ended early), 0 when the rest is to be read and written (the chunker
+   restarts where the data stopped), -1 on failure.  */
+static int
+offload_pass (struct file_copy *fc, struct chunker *chunks)
+{
+  struct engine_facts *f = &fc->res->report.facts;
+  struct io_job job;
+  init_job (&job, fc, chunks);
+  job.offload = true;
+  chunks->limit = fc->src_st.st_size;
+  pipeline_run (&job, fc->ctx->buffers, 1);
+  /* It stops at a failure: the last word is that.  */
+  if (job.offload_failed)
+    f->offload = ENGINE_OFFLOAD_FAILED;
+  else if (job.offload_moved)
+    f->offload = ENGINE_OFFLOAD_MOVED;
+  if (!end_pass (fc, &job))
+    return -1;
+  return !job.handed_back;
+}
+
+/* A regular source of known size, as GNU cp 9.11 copies one: the scan
+   (SEEK_DATA or plain), copy_file_range when allowed, then the direct
+   and buffered passes for what is left, and the end of the file.  */
 static bool
 copy_seekable (struct file_copy *fc)
 {
   struct engine_ctx *ctx = fc->ctx;
   struct engine_report *rep = &fc->res->report;
+  struct engine_facts *f = &rep->facts;
+  bool dst_regular = S_ISREG (fc->dst_st.st_mode);
+  fc->sequential = !dst_regular && !S_ISBLK (fc->dst_st.st_mode);
+  off_t first_data = -1;
+  bool seek_data = sparse_scan (fc->src_fd, &fc->src_st, &first_data);
+  f->scan = seek_data ? ENGINE_SCAN_LSEEK : ENGINE_SCAN_PLAIN;
+  f->ran = !seek_data || first_data >= 0;
   /* Holes only in a regular file: skipped ranges of a device would keep
      whatever it held before.  */
-  fc->holes = fc->req->sparse != ENGINE_SPARSE_NEVER
-              && sparse_has_holes (&fc->src_st)
-              && S_ISREG (fc->dst_st.st_mode);
-  rep->sparse = fc->holes
-                ? (fc->req->sparse == ENGINE_SPARSE_ALWAYS
-                   ? "SEEK_HOLE + zeros" : "SEEK_HOLE")
-                : fc->req->sparse == ENGINE_SPARSE_ALWAYS
-                  && S_ISREG (fc->dst_st.st_mode) ? "zeros" : "no";
-  if (!prepare_dest (fc))
-    return false;
+  fc->make_holes = dst_regular
+                   && (fc->req->sparse == ENGINE_SPARSE_ALWAYS
+                       || (fc->req->sparse == ENGINE_SPARSE_AUTO
+                           && seek_data));
+  f->zero_detect = fc->make_holes
+                   && fc->req->sparse == ENGINE_SPARSE_ALWAYS;
 
   struct chunker chunks = {
     .probe_fd = fc->src_fd, .size = fc->src_st.st_size,
-    .seek_holes = fc->holes, .align = 1, .ext_end = -1,
+    .seek_holes = seek_data, .fill_holes = seek_data && !fc->make_holes,
+    .align = 1, .ext_end = -1,
   };
+  if (f->reflink_allowed && !f->zero_detect)
+    {
+      int done = offload_pass (fc, &chunks);
+      if (done < 0)
+        return false;
+      if (done > 0)
+        {
+          rep->offloaded = true;
+          return finish_copy (fc);
+        }
+    }
+  if (!prepare_dest (fc))
+    return false;
+
   /* A file of a few buffers needs no more workers (and buffers) than it
      has chunks.  */
   off_t bs = ctx->cfg.buffer_size;
@@ -603,42 +788,34 @@ copy_seekable (struct file_copy *fc)
   return finish_copy (fc);
 }
 
-/* Stream, reflink or regular copy of FC's descriptors.  */
+/* FICLONE when reflinks are allowed, for any file copied as data (GNU
+   cp tries it for pipes and empty files too); then the stream or the
+   regular copy.  */
 static bool
 copy_file (struct file_copy *fc)
 {
   struct engine_result *res = fc->res;
-  /* Pipes and devices stream; so do regular files that claim size 0,
-     which /proc and /sys files do while having contents, and anything
-     going to a destination that cannot seek (a pipe, a terminal).  */
-  bool dst_seekable = S_ISREG (fc->dst_st.st_mode)
-                      || S_ISBLK (fc->dst_st.st_mode);
-  if (!S_ISREG (fc->src_st.st_mode) || fc->src_st.st_size == 0
-      || !dst_seekable)
+  struct engine_facts *f = &res->report.facts;
+  if (f->reflink_allowed)
     {
-      note_not_direct (&res->report, "not a regular file with a size", 0);
-      return copy_stream (fc->ctx, fc->src_fd, fc->dst_fd, res);
-    }
-
-  if (fc->req->reflink != ENGINE_REFLINK_NEVER)
-    {
-      bool always = fc->req->reflink == ENGINE_REFLINK_ALWAYS;
-      /* copy_file_range would fill the holes of a sparse source.  */
-      bool offload = fc->req->sparse == ENGINE_SPARSE_NEVER
-                     || !sparse_has_holes (&fc->src_st);
-      enum reflink_outcome r = reflink_copy (fc->src_fd, fc->dst_fd,
-                                             fc->src_st.st_size, always,
-                                             offload, res);
-      if (r == REFLINK_DONE)
+      int err = reflink_clone (fc->dst_fd, fc->src_fd);
+      if (err == 0)
         {
-          /* copy_file_range stops where the source ends.  */
-          if (res->bytes < fc->src_st.st_size)
-            fc->ended_at = res->bytes;
-          return finish_copy (fc);
+          f->clone = ENGINE_CLONE_DONE;
+          res->report.offloaded = true;
+          res->bytes = S_ISREG (fc->src_st.st_mode) ? fc->src_st.st_size : 0;
+          return true;
         }
-      if (r == REFLINK_FAILED)
-        return false;
+      f->clone = reflink_clone_fatal (err) ? ENGINE_CLONE_FAILED
+                                            : ENGINE_CLONE_REFUSED;
+      if (f->clone == ENGINE_CLONE_FAILED
+          || fc->req->reflink == ENGINE_REFLINK_ALWAYS)
+        return fail (res, ENGINE_SIDE_CLONE, err);
     }
+  /* Pipes and devices stream; so do regular files that claim size 0,
+     which /proc and /sys files do while having contents.  */
+  if (!S_ISREG (fc->src_st.st_mode) || fc->src_st.st_size == 0)
+    return copy_stream (fc);
   return copy_seekable (fc);
 }
 
@@ -647,7 +824,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
              struct engine_request const *req, struct engine_result *res)
 {
   *res = (struct engine_result) { .report = {
-    .offload = "avoided", .reflink = "avoided", .sparse = "no",
+    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
     .depth = 1 } };
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };

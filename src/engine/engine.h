@@ -8,16 +8,22 @@
    so a tree of tiny files pays for them once.
 
    Per regular file it decides once, and reports in engine_result:
-   1. reflink (FICLONE, then copy_file_range) when the request allows it;
+   1. when the request allows reflinks: FICLONE first, whatever the
+      files are, then copy_file_range for the data (the whole file, or
+      each data extent) unless zero blocks are to become holes;
    2. direct I/O when asked (always) or worth it (auto: at least one
       buffer and not already mostly in the page cache), with the
       unaligned tail through the caller's plain descriptor and a sticky
       per-device fallback to buffered I/O when the kernel refuses;
    3. otherwise buffered I/O, with RWF_DONTCACHE when direct I/O was
       wanted but refused, so only pages the copy brought in are dropped.
-   Holes are found with SEEK_DATA/SEEK_HOLE (and zero blocks with
-   sparse=always) and recreated; a non-sparse destination is preallocated
-   so that ENOSPC comes before any data moves.
+   Holes, as GNU cp 9.11 handles them: a regular source allocated less
+   than its size has its data extents found with SEEK_DATA/SEEK_HOLE; a
+   regular destination gets the holes back (unless sparse=never), any
+   other gets zeros written for them.  sparse=always into a regular file
+   also leaves each all-zero block as a hole, streams included.  A
+   destination without holes is preallocated so that ENOSPC comes before
+   any data moves.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -74,15 +80,63 @@ enum engine_side
   ENGINE_SIDE_NONE,    /* no error, or tied to neither file (ENOMEM) */
   ENGINE_SIDE_READ,    /* the source */
   ENGINE_SIDE_WRITE,   /* the destination */
-  ENGINE_SIDE_CLONE    /* --reflink=always could not clone */
+  ENGINE_SIDE_CLONE,   /* FICLONE failed: --reflink=always, or an I/O
+                          error, a full disk or quota */
+  ENGINE_SIDE_OFFLOAD  /* copy_file_range failed other than by refusing */
 };
+
+/* What --debug's first line is made of: facts recorded as the copy went,
+   in the terms of GNU cp 9.11's model of a regular file's copy.  All
+   zero (with REFLINK_ALLOWED set) is the state before any data moved.  */
+enum engine_clone
+{
+  ENGINE_CLONE_NOT_TRIED,
+  ENGINE_CLONE_DONE,      /* FICLONE made the copy */
+  ENGINE_CLONE_REFUSED,   /* not possible for this pair of files */
+  ENGINE_CLONE_FAILED     /* a real error (EIO, ENOSPC...): the copy failed */
+};
+enum engine_scan
+{
+  ENGINE_SCAN_NONE,       /* the data copy did not begin */
+  ENGINE_SCAN_PLAIN,      /* the source read from start to end */
+  ENGINE_SCAN_LSEEK       /* its data extents found with SEEK_DATA/SEEK_HOLE */
+};
+enum engine_offload
+{
+  ENGINE_OFFLOAD_NONE,    /* no copy_file_range call settled anything */
+  ENGINE_OFFLOAD_MOVED,   /* copy_file_range moved data */
+  ENGINE_OFFLOAD_FAILED   /* its last call failed: refused (the data
+                             went through read and write instead), or
+                             an error that failed the copy */
+};
+struct engine_facts
+{
+  bool reflink_allowed;   /* the request's reflink is not never */
+  enum engine_clone clone;
+  enum engine_scan scan;
+  bool zero_detect;       /* all-zero blocks were left as holes */
+  bool ran;               /* the copy loop ran: always for a plain scan;
+                             with SEEK_DATA, only if there is data */
+  enum engine_offload offload;
+};
+
+/* GNU cp's words for FACTS: its line is "copy offload: OFFLOAD, reflink:
+   REFLINK, sparse detection: SPARSE".  Strings are static.  */
+struct engine_words
+{
+  char const *offload;   /* "unknown", "avoided", "yes", "unsupported" */
+  char const *reflink;   /* "unknown", "no", "yes", "unsupported" */
+  char const *sparse;    /* "unknown", "no", "zeros", "SEEK_HOLE",
+                            "SEEK_HOLE + zeros" */
+};
+void engine_debug_words (struct engine_facts const *facts,
+                         struct engine_words *words);
 
 /* How the data moved, for --debug and for tests.  Strings are static.  */
 struct engine_report
 {
-  char const *offload;     /* copy_file_range: "avoided", "yes", "unsupported" */
-  char const *reflink;     /* FICLONE: "avoided", "yes", "unsupported" */
-  char const *sparse;      /* "no", "SEEK_HOLE", "zeros", "SEEK_HOLE + zeros" */
+  struct engine_facts facts;
+  bool offloaded;          /* FICLONE or copy_file_range moved it all */
   bool direct;             /* some data moved with direct I/O */
   char const *method;      /* "O_DIRECT", "directio", "F_NOCACHE" */
   char const *why_not;     /* why (not all) direct: "open", "read", "write",

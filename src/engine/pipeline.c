@@ -14,8 +14,10 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 
 #include "dio.h"
+#include "reflink.h"
 #include "rw.h"
 #include "sparse.h"
 
@@ -27,9 +29,12 @@ round_down (off_t x, off_t a)
   return x - x % a;
 }
 
-/* Give the next chunk of C in *R: 1, or 0 when done, or -1 with errno.  */
+/* Give the next chunk of C in *R: 1, or 0 when done, or -1 with errno.
+   A chunk of data is at most DATA_MAX bytes, one of zeros at most
+   BUFFER_SIZE.  */
 static int
-next_chunk (struct chunker *c, size_t buffer_size, struct io_range *r)
+next_chunk (struct chunker *c, size_t buffer_size, off_t data_max,
+            struct io_range *r)
 {
   if (c->n_redo > 0)
     {
@@ -45,28 +50,52 @@ next_chunk (struct chunker *c, size_t buffer_size, struct io_range *r)
                       ? sparse_next_extent (c->probe_fd, c->cur, c->size,
                                             &start, &end)
                       : (start = c->cur, end = c->size, 1);
-          if (found <= 0)
+          if (found < 0 || (found == 0 && !c->fill_holes))
             {
               c->cur = c->limit;
               return found;
             }
+          if (found == 0)
+            start = end = c->size;   /* a hole to the end */
           /* Round outward: the parts of a hole this drags in read as
              zeros and are written as zeros, which is still a copy.  */
           start = round_down (start, c->align);
           end = end % c->align ? round_down (end, c->align) + c->align : end;
-          c->cur = start > c->cur ? start : c->cur;
+          c->data_at = start > c->cur ? start : c->cur;
+          if (!c->fill_holes)
+            c->cur = c->data_at;
           c->ext_end = end;
           continue;
         }
-      off_t end = c->ext_end < c->limit ? c->ext_end : c->limit;
+      /* Before DATA_AT is the hole that precedes the extent.  */
+      bool zero = c->cur < c->data_at;
+      off_t end = zero ? c->data_at : c->ext_end;
+      if (end > c->limit)
+        end = c->limit;
+      if (end <= c->cur)
+        {
+          c->cur = c->limit;   /* the extent lies past the limit */
+          continue;
+        }
       off_t len = end - c->cur;
-      if (len > (off_t) buffer_size)
-        len = buffer_size;
-      *r = (struct io_range) { c->cur, len };
+      off_t max = zero ? (off_t) buffer_size : data_max;
+      if (len > max)
+        len = max;
+      *r = (struct io_range) { c->cur, len, zero };
       c->cur += len;
       return 1;
     }
   return 0;
+}
+
+void
+chunker_restart (struct chunker *c, off_t off)
+{
+  c->cur = off;
+  c->ext_end = -1;
+  c->n_redo = 0;
+  /* Whatever was held for the end lies past OFF: handed out again.  */
+  c->has_last = false;
 }
 
 /* ---- outcomes, under the lock ---- */
@@ -93,7 +122,7 @@ hand_back_refused (struct io_job *job, enum engine_side side, int err,
   pthread_mutex_lock (&job->lock);
   struct chunker *c = job->chunks;
   if (c->n_redo < ENGINE_MAX_DEPTH)
-    c->redo[c->n_redo++] = (struct io_range) { off, len };
+    c->redo[c->n_redo++] = (struct io_range) { off, len, false };
   if (!job->refused_errno || off < job->refused_at)
     {
       job->refused_errno = err;
@@ -121,7 +150,8 @@ static bool
 write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
           off_t len, off_t redo_end)
 {
-  off_t done = rw_write_full (job->dst_fd, buf, len, off, &fl->write);
+  off_t done = rw_write_full (job->dst_fd, buf, len,
+                              job->sequential ? -1 : off, &fl->write);
   if (done == len)
     return true;
   if (job->direct && dio_refusal (errno))
@@ -168,10 +198,68 @@ add_bytes (struct io_job *job, off_t n)
   pthread_mutex_unlock (&job->lock);
 }
 
+/* Move the chunk R with copy_file_range.  If it refuses (or, at the
+   chunk's first byte, says 0, as it does for /proc and /sys files whose
+   size is a guess), stop the pass and leave the rest to read and write:
+   the chunker restarts where the data stopped.  */
+static void
+offload_chunk (struct io_job *job, struct io_range r)
+{
+  off_t in = r.off, out = r.off, end = r.off + r.len;
+  ssize_t n = 0;
+  while (in < end)
+    {
+      n = reflink_offload (job->src_fd, &in, job->dst_fd,
+                           job->sequential ? NULL : &out, end - in);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      pthread_mutex_lock (&job->lock);
+      job->offload_moved = true;
+      pthread_mutex_unlock (&job->lock);
+    }
+  int err = n < 0 ? errno : 0;
+  add_bytes (job, in - r.off);
+  if (in == end)
+    return;
+  pthread_mutex_lock (&job->lock);
+  if (err)
+    job->offload_failed = err;
+  pthread_mutex_unlock (&job->lock);
+  if (err && !reflink_offload_refused (err))
+    {
+      hard_error (job, ENGINE_SIDE_OFFLOAD, err);
+      return;
+    }
+  pthread_mutex_lock (&job->lock);
+  if (n == 0 && in > r.off)
+    job->ended_at = in;   /* the source ended early: GNU cp stops too */
+  else
+    {
+      chunker_restart (job->chunks, in);
+      job->handed_back = true;
+    }
+  job->stop = true;
+  pthread_mutex_unlock (&job->lock);
+}
+
 static void
 copy_chunk (struct io_job *job, struct flags *fl, char *buf,
             struct io_range r)
 {
+  if (r.zero)
+    {
+      memset (buf, 0, r.len);
+      if (write_at (job, fl, buf, r.off, r.len, r.off + r.len))
+        add_bytes (job, r.len);
+      return;
+    }
+  if (job->offload)
+    {
+      offload_chunk (job, r);
+      return;
+    }
   off_t got = 0;
   while (got < r.len)
     {
@@ -199,7 +287,7 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
          shrank under us, or it is a pseudo-file whose size is only a
          guess (sysfs says 4096).  Copy what there is and stop; the caller
          tells the two apart.  */
-      struct io_range part = { r.off, got };
+      struct io_range part = { r.off, got, false };
       if (got > 0 && write_chunk (job, fl, buf, part))
         add_bytes (job, got);
       pthread_mutex_lock (&job->lock);
@@ -232,7 +320,11 @@ take_chunk (struct io_job *job, struct io_range *r)
   struct chunker *c = job->chunks;
   for (;;)
     {
-      int got = job->stop ? 0 : next_chunk (c, job->buffer_size, r);
+      /* copy_file_range needs no buffer: its chunks can be larger.  */
+      off_t data_max = job->offload ? REFLINK_OFFLOAD_MAX
+                                    : (off_t) job->buffer_size;
+      int got = job->stop ? 0 : next_chunk (c, job->buffer_size, data_max,
+                                            r);
       if (got < 0 && !job->err)
         {
           job->err = errno;

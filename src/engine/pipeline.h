@@ -18,6 +18,7 @@ struct io_range
 {
   off_t off;
   off_t len;
+  bool zero;    /* a hole of the source, to be written as zeros */
 };
 
 /* Hands out the chunks of a pass: the data extents of the source within
@@ -30,8 +31,12 @@ struct chunker
   off_t limit;       /* this pass stops here */
   off_t align;       /* chunk offsets are multiples of this */
   bool seek_holes;   /* walk extents instead of taking [0, size) whole */
+  bool fill_holes;   /* with SEEK_HOLES: hand out the holes too, as zero
+                        chunks, for a destination that gets no holes */
   off_t cur;         /* everything below has been handed out */
   off_t ext_end;     /* end of the extent being cut, or -1 */
+  off_t data_at;     /* where its data begins (FILL_HOLES: the hole
+                        before it is handed out first) */
   struct io_range redo[ENGINE_MAX_DEPTH];  /* handed out again first */
   int n_redo;
   struct io_range last;  /* the chunk that ends the file, set aside by a
@@ -39,12 +44,21 @@ struct chunker
   bool has_last;
 };
 
+/* Take up C again at OFF, which must be past everything handed out so
+   far (or at where it was handed back): the next pass finds its extent
+   afresh, with its own alignment.  */
+void chunker_restart (struct chunker *c, off_t off);
+
 /* One pass over a file: fixed parameters, then state shared by the
    threads under LOCK.  */
 struct io_job
 {
   int src_fd, dst_fd;   /* descriptors for this pass */
   bool direct;          /* SRC_FD and DST_FD do direct I/O */
+  bool sequential;      /* DST_FD cannot seek (a pipe, a terminal): write
+                           at its position, chunks in order (depth 1) */
+  bool offload;         /* move data chunks with copy_file_range; stop at
+                           the first it cannot move (with depth 1) */
   int read_flags;       /* preadv2 flags (RWF_DONTCACHE) or 0 */
   int write_flags;      /* pwritev2 flags (RWF_DONTCACHE) or 0 */
   bool zero_detect;     /* leave all-zero blocks as holes */
@@ -64,6 +78,11 @@ struct io_job
   enum engine_side refused_side;
   off_t refused_at;
   off_t bytes;          /* data bytes written */
+  bool offload_moved;   /* copy_file_range moved data */
+  int offload_failed;   /* errno of its failure (a refusal, or an error
+                           that stopped the copy), or 0 */
+  bool handed_back;     /* an offload pass stopped before the end: the
+                           chunker restarts where it did */
 };
 
 /* Run JOB with DEPTH I/Os in flight, one buffer of JOB->buffer_size bytes

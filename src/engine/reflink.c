@@ -18,71 +18,46 @@
 # endif
 #endif
 
-#include "dio.h"
-
-/* Errors that mean "this pair of files cannot do that", not a failure.  */
-static bool
-unsupported (int err)
-{
-  return dio_refusal (err) || err == EXDEV || err == ENOSYS
-         || err == ENOTTY || err == EBADF || err == EPERM;
-}
-
-enum reflink_outcome
-reflink_copy (int src_fd, int dst_fd, off_t size, bool always,
-              bool offload, struct engine_result *res)
+int
+reflink_clone (int dst_fd, int src_fd)
 {
 #ifdef FICLONE
-  if (ioctl (dst_fd, FICLONE, src_fd) == 0)
-    {
-      res->report.reflink = "yes";
-      res->bytes = size;
-      return REFLINK_DONE;
-    }
-  int err = errno;
+  return ioctl (dst_fd, FICLONE, src_fd) == 0 ? 0 : errno;
 #else
-  int err = EOPNOTSUPP;
+  (void) dst_fd;
+  (void) src_fd;
+  return EOPNOTSUPP;
 #endif
-  res->report.reflink = "unsupported";
-  if (always)
-    {
-      res->err = err;
-      res->side = ENGINE_SIDE_CLONE;
-      return REFLINK_FAILED;
-    }
+}
 
-  if (!offload)
-    return REFLINK_NOT_DONE;
+bool
+reflink_clone_fatal (int err)
+{
+  /* Any other error (EXDEV, EOPNOTSUPP, EINVAL for a pipe, ENOTTY, and
+     whatever odd value a filesystem returns) means "not here".  */
+  return err == EIO || err == ENOMEM || err == ENOSPC || err == EDQUOT;
+}
+
+ssize_t
+reflink_offload (int src_fd, off_t *in, int dst_fd, off_t *out, size_t len)
+{
 #ifdef HAVE_COPY_FILE_RANGE
-  off_t in = 0, out = 0;
-  while (in < size)
-    {
-      ssize_t n = copy_file_range (src_fd, &in, dst_fd, &out, size - in, 0);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && unsupported (errno))
-        {
-          /* Refused, at once or part way (some filesystems stop at a
-             boundary): the normal copy rewrites it all from the start,
-             with the same bytes.  */
-          res->report.offload = "unsupported";
-          res->bytes = 0;
-          return REFLINK_NOT_DONE;
-        }
-      if (n < 0)
-        {
-          res->err = errno;
-          res->side = ENGINE_SIDE_WRITE;
-          return REFLINK_FAILED;
-        }
-      if (n == 0)
-        break;   /* the source shrank under us: the caller ends it there */
-    }
-  res->report.offload = "yes";
-  res->bytes = in;
-  return REFLINK_DONE;
+  return copy_file_range (src_fd, in, dst_fd, out, len, 0);
 #else
-  res->report.offload = "unsupported";
-  return REFLINK_NOT_DONE;
+  (void) src_fd, (void) in, (void) dst_fd, (void) out, (void) len;
+  errno = ENOSYS;
+  return -1;
 #endif
+}
+
+bool
+reflink_offload_refused (int err)
+{
+  /* EINVAL: a pipe, a device or a filesystem without it; EXDEV: across
+     filesystems; EPERM: a seccomp filter; ENOENT: seen on CIFS shares,
+     where a plain copy then works.  */
+  return err == ENOSYS || err == ENOTTY || err == EOPNOTSUPP
+         || err == ENOTSUP || err == EINVAL || err == EBADF || err == EXDEV
+         || err == ETXTBSY || err == EPERM || err == EACCES
+         || err == ENOENT;
 }

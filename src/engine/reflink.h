@@ -1,6 +1,6 @@
-/* Reflinks and offloaded copies: FICLONE, then copy_file_range.  Only
-   when --reflink asks: by default a backup is a physical copy.  Part of
-   the engine.
+/* Reflinks and offloaded copies: FICLONE and copy_file_range, and which
+   of their errors mean "not here".  Only when --reflink asks: by default
+   a backup is a physical copy.  Part of the engine.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -8,25 +8,32 @@
 #define CP8M_REFLINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
-#include "engine.h"
+/* Make DST_FD share SRC_FD's data (FICLONE).  Return 0, or the errno of
+   the failure (EOPNOTSUPP where the system has no such call).  */
+int reflink_clone (int dst_fd, int src_fd);
 
-enum reflink_outcome
-{
-  REFLINK_DONE,       /* the data is in the destination */
-  REFLINK_FAILED,     /* RES says why; stop */
-  REFLINK_NOT_DONE    /* not possible here and not required: copy normally */
-};
+/* Is ERR, from a failed clone, a real failure of the copy (an I/O error,
+   no memory, a full disk or quota) rather than "cannot clone here"?
+   Those fail the copy even when a clone was only wanted, as GNU cp's
+   do.  */
+bool reflink_clone_fatal (int err);
 
-/* Clone SRC_FD (SIZE bytes) into DST_FD.  With ALWAYS, only a clone will
-   do (as GNU cp --reflink=always); otherwise a clone, else (if OFFLOAD)
-   an offloaded copy_file_range, else nothing.  Records what happened in
-   RES.  REFLINK_DONE with RES->bytes short of SIZE: an offloaded copy
-   found the source ending early; the caller copies on from there to the
-   end of file it reads, as for any source that changed.  */
-enum reflink_outcome reflink_copy (int src_fd, int dst_fd, off_t size,
-                                   bool always, bool offload,
-                                   struct engine_result *res);
+/* copy_file_range of at most LEN bytes from SRC_FD at *IN (its position
+   when IN is NULL) to DST_FD at *OUT (likewise).  As the system call:
+   the count, 0 at the source's end, or -1 with errno (ENOSYS where the
+   system has no such call).  */
+ssize_t reflink_offload (int src_fd, off_t *in, int dst_fd, off_t *out,
+                         size_t len);
+
+/* Is ERR, from a copy_file_range that moved nothing yet, "not possible
+   for these files" (read and write instead), as GNU cp decides it?  */
+bool reflink_offload_refused (int err);
+
+/* The most one copy_file_range call is asked for: 1 GiB, a multiple of
+   any alignment, well below the kernel's 2 GiB limit per call.  */
+enum { REFLINK_OFFLOAD_MAX = 1 << 30 };
 
 #endif

@@ -21,6 +21,27 @@ sparse_has_holes (struct stat const *st)
          && st->st_blocks < st->st_size / 512;
 }
 
+bool
+sparse_scan (int fd, struct stat const *st, off_t *first_data)
+{
+  if (!sparse_has_holes (st))
+    return false;
+#if defined SEEK_DATA && defined SEEK_HOLE
+  off_t data = lseek (fd, 0, SEEK_DATA);
+  if (data >= 0 || errno == ENXIO)
+    {
+      *first_data = data >= 0 ? data : -1;
+      return true;
+    }
+#else
+  (void) fd;
+#endif
+  /* EINVAL (a filesystem without it), or an error that the plain read
+     meets again and reports.  */
+  (void) first_data;
+  return false;
+}
+
 int
 sparse_next_extent (int fd, off_t off, off_t size, off_t *start, off_t *end)
 {

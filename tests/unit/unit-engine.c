@@ -347,6 +347,15 @@ make_ctx (unsigned int depth)
   return ctx;
 }
 
+/* GNU cp's --debug words for what RES says happened.  */
+static struct engine_words
+words_of (struct engine_result const *res)
+{
+  struct engine_words w;
+  engine_debug_words (&res->report.facts, &w);
+  return w;
+}
+
 /* ---- alignment ---- */
 
 START_TEST (test_buffer_alignment)
@@ -801,7 +810,8 @@ START_TEST (test_sparse_holes_kept)
 {
   off_t const size = 40 * BUF;
   struct io_range const holes[] = {
-    { 0, 8 * BUF }, { 12 * BUF, 10 * BUF }, { 30 * BUF, 10 * BUF } };
+    { 0, 8 * BUF, true }, { 12 * BUF, 10 * BUF, true },
+    { 30 * BUF, 10 * BUF, true } };
   int src = temp_file ();
   ck_assert_int_eq (ftruncate (src, size), 0);
   write_pattern (src, 8 * BUF, 4 * BUF);
@@ -816,7 +826,7 @@ START_TEST (test_sparse_holes_kept)
   ck_assert_int_eq (fstat (dst, &d), 0);
   if (s.st_blocks * 512 < size)
     {
-      ck_assert_str_eq (res.report.sparse, "SEEK_HOLE");
+      ck_assert_str_eq (words_of (&res).sparse, "SEEK_HOLE");
       ck_assert_int_le (d.st_blocks, s.st_blocks);
     }
   engine_ctx_free (ctx);
@@ -838,9 +848,9 @@ START_TEST (test_sparse_always_zeros)
   struct engine_ctx *ctx = make_ctx (1);
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &req, &res));
-  struct io_range const hole = { 0, 3 * BUF };
+  struct io_range const hole = { 0, 3 * BUF, true };
   assert_content (dst, size, &hole, 1);
-  ck_assert_str_eq (res.report.sparse, "zeros");
+  ck_assert_str_eq (words_of (&res).sparse, "zeros");
   struct stat d;
   ck_assert_int_eq (fstat (dst, &d), 0);
   ck_assert_int_lt (d.st_blocks * 512, size);
@@ -858,10 +868,10 @@ START_TEST (test_sparse_always_odd_sizes)
   int src = temp_file ();
   write_pattern (src, 0, size);
   /* A zero block in the middle where there is room for one.  */
-  struct io_range hole = { 0, 0 };
+  struct io_range hole = { 0, 0, true };
   if (size > 3 * 4096)
     {
-      hole = (struct io_range) { 4096, 4096 };
+      hole = (struct io_range) { 4096, 4096, true };
       char zeros[4096] = { 0 };
       ck_assert_int_eq (__real_pwrite (src, zeros, 4096, 4096), 4096);
     }
@@ -872,6 +882,338 @@ START_TEST (test_sparse_always_odd_sizes)
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &req, &res));
   assert_content (dst, size, &hole, hole.len ? 1 : 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* ---- --debug's words: GNU cp 9.11's model ---- */
+
+#define F_PLAIN ENGINE_SCAN_PLAIN
+#define F_LSEEK ENGINE_SCAN_LSEEK
+#define F_NONE ENGINE_SCAN_NONE
+
+/* Facts in, GNU's three words out: the cases GNU cp 9.11's copy_reg and
+   copy_file_data give.  */
+static struct
+{
+  struct engine_facts f;
+  char const *offload, *reflink, *sparse;
+} const word_cases[] = {
+  /* Before any data moved (the destination could not be created).  */
+  { { false, ENGINE_CLONE_NOT_TRIED, F_NONE, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "no", "unknown" },
+  { { true, ENGINE_CLONE_NOT_TRIED, F_NONE, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "unknown", "unknown" },
+  /* --reflink=never (cp8M's default): a file, a sparse file, a file
+     with no data at all.  */
+  { { false, ENGINE_CLONE_NOT_TRIED, F_PLAIN, false, true,
+      ENGINE_OFFLOAD_NONE }, "avoided", "no", "no" },
+  { { false, ENGINE_CLONE_NOT_TRIED, F_LSEEK, false, true,
+      ENGINE_OFFLOAD_NONE }, "avoided", "no", "SEEK_HOLE" },
+  { { false, ENGINE_CLONE_NOT_TRIED, F_LSEEK, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "no", "SEEK_HOLE" },
+  /* --sparse=always: zero detection runs with the copy loop only.  */
+  { { false, ENGINE_CLONE_NOT_TRIED, F_PLAIN, true, true,
+      ENGINE_OFFLOAD_NONE }, "avoided", "no", "zeros" },
+  { { false, ENGINE_CLONE_NOT_TRIED, F_LSEEK, true, true,
+      ENGINE_OFFLOAD_NONE }, "avoided", "no", "SEEK_HOLE + zeros" },
+  { { false, ENGINE_CLONE_NOT_TRIED, F_LSEEK, true, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "no", "SEEK_HOLE" },
+  /* --reflink=auto where FICLONE cannot (ext4).  */
+  { { true, ENGINE_CLONE_REFUSED, F_PLAIN, false, true,
+      ENGINE_OFFLOAD_MOVED }, "yes", "unsupported", "no" },
+  { { true, ENGINE_CLONE_REFUSED, F_LSEEK, false, true,
+      ENGINE_OFFLOAD_MOVED }, "yes", "unsupported", "SEEK_HOLE" },
+  { { true, ENGINE_CLONE_REFUSED, F_PLAIN, false, true,
+      ENGINE_OFFLOAD_NONE }, "unknown", "unsupported", "no" },
+  { { true, ENGINE_CLONE_REFUSED, F_PLAIN, false, true,
+      ENGINE_OFFLOAD_FAILED }, "unsupported", "unsupported", "no" },
+  { { true, ENGINE_CLONE_REFUSED, F_PLAIN, true, true,
+      ENGINE_OFFLOAD_NONE }, "avoided", "unsupported", "zeros" },
+  { { true, ENGINE_CLONE_REFUSED, F_LSEEK, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "unsupported", "SEEK_HOLE" },
+  /* A clone: no data copy at all.  */
+  { { true, ENGINE_CLONE_DONE, F_NONE, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "yes", "unknown" },
+  /* --reflink=always that cannot clone; a clone that failed for real
+     (EIO, ENOSPC) leaves the word as it was.  */
+  { { true, ENGINE_CLONE_REFUSED, F_NONE, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "unsupported", "unknown" },
+  { { true, ENGINE_CLONE_FAILED, F_NONE, false, false,
+      ENGINE_OFFLOAD_NONE }, "unknown", "unknown", "unknown" },
+};
+
+START_TEST (test_debug_words)
+{
+  struct engine_words w;
+  engine_debug_words (&word_cases[_i].f, &w);
+  ck_assert_str_eq (w.offload, word_cases[_i].offload);
+  ck_assert_str_eq (w.reflink, word_cases[_i].reflink);
+  ck_assert_str_eq (w.sparse, word_cases[_i].sparse);
+}
+END_TEST
+
+static void
+assert_words (struct engine_result const *res, char const *offload,
+              char const *reflink, char const *sparse)
+{
+  struct engine_words w = words_of (res);
+  ck_assert_str_eq (w.offload, offload);
+  ck_assert_str_eq (w.reflink, reflink);
+  ck_assert_str_eq (w.sparse, sparse);
+}
+
+static struct engine_request const reflink_auto = {
+  ENGINE_DIRECT_NEVER, ENGINE_SPARSE_AUTO, ENGINE_REFLINK_AUTO, false };
+
+/* FD is a file of SIZE with data only in [DATA_OFF, DATA_OFF + DATA_LEN):
+   does the filesystem say so (it has holes)?  */
+static bool
+sparse_source (int fd, off_t size, off_t data_off, off_t data_len)
+{
+  ck_assert_int_eq (ftruncate (fd, size), 0);
+  if (data_len)
+    write_pattern (fd, data_off, data_len);
+  struct stat st;
+  ck_assert_int_eq (fstat (fd, &st), 0);
+  return st.st_blocks < st.st_size / 512;
+}
+
+/* The data extents of A and B are the same.  */
+static void
+assert_same_holes (int a, int b)
+{
+  for (off_t off = 0;; )
+    {
+      off_t da = lseek (a, off, SEEK_DATA), db = lseek (b, off, SEEK_DATA);
+      ck_assert_int_eq (da, db);
+      if (da < 0)
+        return;
+      off_t ha = lseek (a, da, SEEK_HOLE), hb = lseek (b, db, SEEK_HOLE);
+      ck_assert_int_eq (ha, hb);
+      off = ha;
+    }
+}
+
+/* The default: no clone, no copy_file_range, the file read and written
+   (and a file with holes scanned with SEEK_DATA).  */
+START_TEST (test_words_never)
+{
+  int src = source_file (3 * BUF + 5);
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, &buffered, &res));
+  assert_words (&res, "avoided", "no", "no");
+  ck_assert (!res.report.offloaded);
+  int sp = temp_file ();
+  if (sparse_source (sp, 8 * BUF, 2 * BUF, BUF))
+    {
+      int dst2 = temp_file ();
+      ck_assert (engine_copy (ctx, sp, dst2, &buffered, &res));
+      assert_words (&res, "avoided", "no", "SEEK_HOLE");
+      assert_same_holes (sp, dst2);
+    }
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* A file with no data at all: GNU's copy loop never runs, so copy
+   offload stays "unknown", whatever --reflink says.  */
+START_TEST (test_words_no_data)
+{
+  int src = temp_file ();
+  if (!sparse_source (src, 4 * BUF, 0, 0))
+    return;   /* a filesystem that allocates anyway */
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  struct engine_request req = _i ? reflink_auto : buffered;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  assert_content (dst, 4 * BUF, &(struct io_range) { 0, 4 * BUF, true }, 1);
+  if (res.report.facts.clone == ENGINE_CLONE_DONE)
+    assert_words (&res, "unknown", "yes", "unknown");
+  else
+    assert_words (&res, "unknown", _i ? "unsupported" : "no", "SEEK_HOLE");
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* --sparse=never on a file with holes: found with SEEK_DATA (GNU says
+   "SEEK_HOLE") and written as zeros, not read: only the data is.  */
+START_TEST (test_sparse_never_writes_zeros)
+{
+  int src = temp_file ();
+  if (!sparse_source (src, 8 * BUF, 2 * BUF, BUF))
+    return;
+  int dst = temp_file ();
+  struct engine_request req = _i ? direct : buffered;
+  req.sparse = ENGINE_SPARSE_NEVER;
+  struct engine_ctx *ctx = make_ctx (2);
+  struct engine_result res;
+  arm (src, dst);
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  struct io_range const holes[] = { { 0, 2 * BUF, true },
+                                    { 3 * BUF, 5 * BUF, true } };
+  assert_content (dst, 8 * BUF, holes, 2);
+  assert_words (&res, "avoided", "no", "SEEK_HOLE");
+  /* One read for the data, one that finds the end.  */
+  ck_assert_int_eq (fake.reads, 2);
+  struct stat d;
+  ck_assert_int_eq (fstat (dst, &d), 0);
+  ck_assert_int_ge (d.st_blocks * 512, 8 * BUF);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* --reflink=auto: FICLONE first; where it cannot, copy_file_range moves
+   the data (no read or write of it), extent by extent for a file with
+   holes, which stay holes.  */
+START_TEST (test_reflink_auto_offloads)
+{
+  off_t const size = 8 * BUF + 5;
+  int src = temp_file ();
+  bool holes = _i && sparse_source (src, size, 2 * BUF, 3 * BUF);
+  if (!holes)
+    write_pattern (src, 0, size);
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  arm (src, dst);
+  ck_assert (engine_copy (ctx, src, dst, &reflink_auto, &res));
+  struct io_range const hole[] = { { 0, 2 * BUF, true },
+                                   { 5 * BUF, 3 * BUF + 5, true } };
+  assert_content (dst, size, hole, holes ? 2 : 0);
+  ck_assert (res.report.offloaded);
+  if (res.report.facts.clone == ENGINE_CLONE_DONE)
+    {
+      assert_words (&res, "unknown", "yes", "unknown");
+      return;
+    }
+  ck_assert_int_eq (res.report.facts.clone, ENGINE_CLONE_REFUSED);
+  ck_assert_int_eq (res.report.facts.offload, ENGINE_OFFLOAD_MOVED);
+  assert_words (&res, "yes", "unsupported", holes ? "SEEK_HOLE" : "no");
+  /* No data went through the engine's reads and writes: one read found
+     the end.  */
+  ck_assert_int_eq (fake.writes, 0);
+  ck_assert_int_le (fake.reads, 1);
+  if (holes)
+    assert_same_holes (src, dst);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* --reflink=auto from a pipe: FICLONE and copy_file_range both refuse
+   (EINVAL/EXDEV) without taking any data; read and write copy it.  */
+START_TEST (test_reflink_auto_pipe)
+{
+  size_t const size = 2 * BUF + 7;
+  int p[2];
+  ck_assert_int_eq (pipe (p), 0);
+  pid_t child = fork ();
+  ck_assert_int_ge (child, 0);
+  if (child == 0)
+    {
+      close (p[0]);
+      _exit (pipe_pattern (p[1], size, 0) ? 0 : 1);
+    }
+  close (p[1]);
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, p[0], dst, &reflink_auto, &res));
+  assert_copy_of_pattern (dst, size);
+  assert_words (&res, "unsupported", "unsupported", "no");
+  int status;
+  ck_assert_int_eq (waitpid (child, &status, 0), child);
+  ck_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* --reflink=auto on an empty file: copy_file_range says 0 at once, which
+   settles nothing ("unknown"), and a read finds the end.  With
+   --sparse=always it is not tried ("avoided").  */
+START_TEST (test_reflink_auto_empty)
+{
+  int src = temp_file ();
+  int dst = temp_file ();
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  struct engine_request req = reflink_auto;
+  if (_i)
+    req.sparse = ENGINE_SPARSE_ALWAYS;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  assert_content (dst, 0, NULL, 0);
+  if (res.report.facts.clone == ENGINE_CLONE_DONE)
+    assert_words (&res, "unknown", "yes", "unknown");
+  else
+    assert_words (&res, _i ? "avoided" : "unknown", "unsupported",
+                  _i ? "zeros" : "no");
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* The bytes of the stream test: data, zeros, data, zeros to the end.  */
+static unsigned char
+stream_byte (size_t i)
+{
+  return (i < 3000 || (13000 <= i && i < 18000)) ? (pattern (i) | 1) : 0;
+}
+enum { STREAM_SIZE = 26192 };
+
+/* --sparse=always from a pipe into a regular file: zero blocks become
+   holes however the data arrives (here in 1000-byte pieces, slowly, so
+   reads end off any block boundary); the trailing zeros become the
+   size.  */
+START_TEST (test_stream_sparse_always)
+{
+  int p[2];
+  ck_assert_int_eq (pipe (p), 0);
+  pid_t child = fork ();
+  ck_assert_int_ge (child, 0);
+  if (child == 0)
+    {
+      close (p[0]);
+      unsigned char piece[1000];
+      for (size_t off = 0; off < STREAM_SIZE; off += sizeof piece)
+        {
+          size_t n = STREAM_SIZE - off < sizeof piece ? STREAM_SIZE - off
+                                                       : sizeof piece;
+          for (size_t i = 0; i < n; i++)
+            piece[i] = stream_byte (off + i);
+          if (__real_write (p[1], piece, n) != (ssize_t) n)
+            _exit (1);
+          usleep (2000);
+        }
+      _exit (0);
+    }
+  close (p[1]);
+  int dst = temp_file ();
+  struct engine_request req = buffered;
+  req.sparse = ENGINE_SPARSE_ALWAYS;
+  struct engine_ctx *ctx = make_ctx (1);
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, p[0], dst, &req, &res));
+  assert_words (&res, "avoided", "no", "zeros");
+  struct stat d;
+  ck_assert_int_eq (fstat (dst, &d), 0);
+  ck_assert_int_eq (d.st_size, STREAM_SIZE);
+  unsigned char got[STREAM_SIZE];
+  ck_assert_int_eq (__real_pread (dst, got, STREAM_SIZE, 0), STREAM_SIZE);
+  for (size_t i = 0; i < STREAM_SIZE; i++)
+    ck_assert_uint_eq (got[i], stream_byte (i));
+  /* With 4 KiB blocks: [4096, 12288) and [20480, end) are all zeros.  */
+  if (d.st_blksize == 4096)
+    {
+      ck_assert_int_eq (lseek (dst, 4096, SEEK_DATA), 12288);
+      errno = 0;
+      ck_assert_int_eq (lseek (dst, 20480, SEEK_DATA), -1);
+      ck_assert_int_eq (errno, ENXIO);
+    }
+  int status;
+  ck_assert_int_eq (waitpid (child, &status, 0), child);
+  ck_assert (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -909,7 +1251,7 @@ START_TEST (test_source_grown)
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, _i % 2 ? &direct : &buffered, &res));
   ck_assert (res.src_changed);
-  struct io_range added = { size, grown - size };
+  struct io_range added = { size, grown - size, true };
   assert_content (dst, grown, &added, 1);
   engine_ctx_free (ctx);
 }
@@ -1011,6 +1353,18 @@ main (void)
   tcase_add_loop_test (tc, test_direct_sizes, 0, 14);
   tcase_add_loop_test (tc, test_direct_fallback, 0, 4);
   tcase_add_test (tc, test_auto_decisions);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("debug words");
+  tcase_add_loop_test (tc, test_debug_words, 0,
+                       sizeof word_cases / sizeof word_cases[0]);
+  tcase_add_test (tc, test_words_never);
+  tcase_add_loop_test (tc, test_words_no_data, 0, 2);
+  tcase_add_loop_test (tc, test_sparse_never_writes_zeros, 0, 2);
+  tcase_add_loop_test (tc, test_reflink_auto_offloads, 0, 2);
+  tcase_add_test (tc, test_reflink_auto_pipe);
+  tcase_add_loop_test (tc, test_reflink_auto_empty, 0, 2);
+  tcase_add_test (tc, test_stream_sparse_always);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("sparse");
