@@ -12,20 +12,21 @@
 # unprivileged user, with colliding operands and copies in place.
 #
 # Settings (environment), besides those of tests/difflib.sh:
-#   DIFF_TREES=N    trees to try (default 50, what make check runs)
+#   DIFF_TREES=N    trees to try (default 40, what make check runs;
+#                   differential-shapes.sh takes 2/5 of it)
 #
 # Long mode: 2,000 trees, about 60 minutes on two cores (make check's
-# 50 take about 2 and a half):
+# 40 take about 2):
 #   DIFF_TREES=2000 make check TESTS=tests/differential.sh
 # One tree and one option set again, as printed with a difference:
 #   DIFF_SEED=S DIFF_TREES=1 DIFF_SETS=NAME make check TESTS=tests/differential.sh
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/difflib.sh"
 
-trees=${DIFF_TREES:-50}
+trees=${DIFF_TREES:-40}
 make_bins "$work"
 bins=$work
-dstdir= run_as=
+dstdir= run_as= run_env=
 
 # The option sets: NAME SETUP ARGUMENTS.  SETUP says what "dst" is
 # before the copy (run_side in tests/difflib.sh: new, empty, pre, pre2,

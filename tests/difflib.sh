@@ -123,6 +123,8 @@ ignore () {
 #            else an absolute directory (on another file system)
 #   run_as   empty, or a command prefix (setpriv ...) that every step
 #            of the run goes through: the setup, the copy
+#   run_env  empty, or a command prefix (env VAR=VALUE...) for the copy
+#            alone
 #   bins     the directory of bin-gnu/ and bin-tool/ (make_bins)
 #   wdir     the worker's own directory for results
 
@@ -177,11 +179,11 @@ run_side () {
         cd "$dst" ;;
   esac || fail "cannot set up $dst ($_setup)"
   # A tool that waits on a FIFO or loops must not hang make check.
-  PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as cp "$@" \
+  PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as $run_env cp "$@" \
     </dev/null >"$_r.out" 2>"$_r.err"
   _st=$?
   if [ "$_setup" = pre2 ]; then
-    PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as cp "$@" \
+    PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as $run_env cp "$@" \
       </dev/null >>"$_r.out" 2>>"$_r.err"
     _st="$_st $?"
   fi
