@@ -285,7 +285,7 @@ sources_after () {
   (cd "$tree" && "$treedigest" $source_names) >"$wdir/src-after"
   if ! cmp -s "$wdir/src-before" "$wdir/src-after"; then
     ndiff=$((ndiff + 1))
-    echo "${1}source-changed" >>"$wdir/sets"
+    echo "${1:+$1/}source-changed" >>"$wdir/sets"
     echo "DIFFERENCE: seed $_seed: the sources changed during the ${1:+$1 }copies:"
     diff -u "$wdir/src-before" "$wdir/src-after" | head -n 40
   fi
