@@ -35,11 +35,13 @@
    FAULTSHIM_TRUNCATE=SIZE
        the same, truncating the source to SIZE bytes.
 
-   FAULTSHIM_VANISH=NAME
-       the first open of an existing file whose last component is NAME
-       for writing without O_CREAT removes the file just before, as
-       another process (or an NFS server) might between a copy's look at
-       its destination and its open.
+   FAULTSHIM_VANISH=PREFIX
+       an open for writing without O_CREAT (open, openat and their 64
+       and fortified forms) of a regular file whose absolute name starts
+       with PREFIX unlinks the file first, as when it vanishes on NFS
+       between the copy's stat and its open: the open then fails with
+       ENOENT.  Names relative to a directory descriptor are made
+       absolute through /proc/self/fd; symlinks are left alone.
 
    Every other call passes through unchanged.  The shim's own I/O uses
    raw system calls so that it never re-enters its wrappers.
@@ -51,8 +53,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,60 +419,109 @@ close (int fd)
   return r;
 }
 
-/* ---- the destination vanishes before its open ---- */
+/* ---- a destination that vanishes before it is opened ---- */
 
-static int vanished;
-
-/* Remove NAME (relative to DIRFD) first if it is the victim.  */
-static void
-maybe_vanish (int dirfd, char const *name, int flags)
+/* True if DIRFD/PATH names something under FAULTSHIM_VANISH.  */
+static bool
+vanish_match (int dirfd, char const *path)
 {
-  char const *victim = getenv ("FAULTSHIM_VANISH");
-  if (!victim || !*victim || vanished || (flags & O_CREAT)
-      || !writable (flags))
-    return;
-  char const *base = strrchr (name, '/');
-  base = base ? base + 1 : name;
-  if (strcmp (base, victim) == 0
-      && syscall (SYS_unlinkat, dirfd, name, 0) == 0)
-    vanished = 1;
+  char const *prefix = getenv ("FAULTSHIM_VANISH");
+  if (!prefix || !*prefix)
+    return false;
+  char base[PATH_MAX], full[2 * PATH_MAX + 2];
+  if (path[0] == '/')
+    base[0] = '\0';
+  else if (dirfd == AT_FDCWD)
+    {
+      if (!getcwd (base, sizeof base))
+        return false;
+    }
+  else
+    {
+      char link[64];
+      snprintf (link, sizeof link, "/proc/self/fd/%d", dirfd);
+      ssize_t n = readlink (link, base, sizeof base - 1);
+      if (n <= 0)
+        return false;
+      base[n] = '\0';
+    }
+  snprintf (full, sizeof full, "%s%s%s", base, *base ? "/" : "", path);
+  return strncmp (full, prefix, strlen (prefix)) == 0;
 }
 
-/* The mode argument, present with O_CREAT and O_TMPFILE only.  */
-#define OPEN_MODE(flags, mode)                                  \
-  do                                                            \
-    if ((flags) & (O_CREAT | __O_TMPFILE))                      \
-      {                                                         \
-        va_list ap;                                             \
-        va_start (ap, flags);                                   \
-        mode = va_arg (ap, mode_t);                             \
-        va_end (ap);                                            \
-      }                                                         \
-  while (0)
-#define WRAP_OPENAT(name)                                       \
-  int                                                           \
-  name (int dirfd, char const *path, int flags, ...)            \
-  {                                                             \
-    REAL (name);                                                \
-    mode_t mode = 0;                                            \
-    OPEN_MODE (flags, mode);                                    \
-    maybe_vanish (dirfd, path, flags);                          \
-    return real_##name (dirfd, path, flags, mode);              \
-  }
-#define WRAP_OPEN(name)                                         \
-  int                                                           \
-  name (char const *path, int flags, ...)                       \
-  {                                                             \
-    REAL (name);                                                \
-    mode_t mode = 0;                                            \
-    OPEN_MODE (flags, mode);                                    \
-    maybe_vanish (AT_FDCWD, path, flags);                       \
-    return real_##name (path, flags, mode);                     \
+static void
+maybe_vanish (int dirfd, char const *path, int flags)
+{
+  struct stat st;
+  if (!(flags & O_CREAT) && (flags & O_ACCMODE) != O_RDONLY
+      && vanish_match (dirfd, path)
+      && fstatat (dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
+      && S_ISREG (st.st_mode))
+    syscall (SYS_unlinkat, dirfd, path, 0);
+}
+
+/* The mode argument, there when FLAGS create a file.  */
+#define OPEN_MODE(flags, last)                                          \
+  mode_t mode = 0;                                                      \
+  if ((flags) & O_CREAT || ((flags) & O_TMPFILE) == O_TMPFILE)          \
+    {                                                                   \
+      va_list ap;                                                       \
+      va_start (ap, last);                                              \
+      mode = va_arg (ap, int);                                          \
+      va_end (ap);                                                      \
+    }
+
+#define WRAP_OPEN(name)                                                 \
+  int                                                                   \
+  name (char const *path, int flags, ...)                               \
+  {                                                                     \
+    REAL (name);                                                        \
+    OPEN_MODE (flags, flags);                                           \
+    maybe_vanish (AT_FDCWD, path, flags);                               \
+    return real_##name (path, flags, mode);                             \
   }
 
-WRAP_OPENAT (openat)
+#define WRAP_OPENAT(name)                                               \
+  int                                                                   \
+  name (int dirfd, char const *path, int flags, ...)                    \
+  {                                                                     \
+    REAL (name);                                                        \
+    OPEN_MODE (flags, flags);                                           \
+    maybe_vanish (dirfd, path, flags);                                  \
+    return real_##name (dirfd, path, flags, mode);                      \
+  }
+
+/* The fortified forms, called when the flags are not known to need no
+   mode at compile time.  */
+#define WRAP_OPEN_2(name)                                               \
+  int                                                                   \
+  name (char const *path, int flags)                                    \
+  {                                                                     \
+    REAL (name);                                                        \
+    maybe_vanish (AT_FDCWD, path, flags);                               \
+    return real_##name (path, flags);                                   \
+  }
+
+#define WRAP_OPENAT_2(name)                                             \
+  int                                                                   \
+  name (int dirfd, char const *path, int flags)                         \
+  {                                                                     \
+    REAL (name);                                                        \
+    maybe_vanish (dirfd, path, flags);                                  \
+    return real_##name (dirfd, path, flags);                            \
+  }
+
 WRAP_OPEN (open)
+WRAP_OPENAT (openat)
 #ifdef __GLIBC__
-WRAP_OPENAT (openat64)
 WRAP_OPEN (open64)
+WRAP_OPENAT (openat64)
+int __open_2 (char const *, int);
+int __open64_2 (char const *, int);
+int __openat_2 (int, char const *, int);
+int __openat64_2 (int, char const *, int);
+WRAP_OPEN_2 (__open_2)
+WRAP_OPEN_2 (__open64_2)
+WRAP_OPENAT_2 (__openat_2)
+WRAP_OPENAT_2 (__openat64_2)
 #endif

@@ -185,7 +185,7 @@ vanish () {
   fi
   for opts in '' -f -p --preserve=xattr; do
     both vanish 'echo src >s && echo old-dest >d' \
-      "FAULTSHIM_VANISH=d LD_PRELOAD=$shim cp $opts s d" 'cat d'
+      "FAULTSHIM_VANISH=\$PWD/d LD_PRELOAD=$shim cp $opts s d" 'cat d'
     has vanish "exit status: 0"
     has vanish "src"
   done

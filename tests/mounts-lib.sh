@@ -1,7 +1,7 @@
 # Sourced by the mount tests after init.sh: loop-backed filesystems, tmpfs,
-# a bindfs direct_io mount and the forcedirectio shim, each registered for
-# teardown (unmounted, loop detached, image deleted) when the test exits,
-# whatever way it exits.
+# ramfs, a bindfs direct_io mount and the forcedirectio shim, each
+# registered for teardown (unmounted, loop detached, image deleted) when
+# the test exits, whatever way it exits.
 
 # need_mounts: skip (77) unless we can build mounts here.
 need_mounts () {
@@ -62,6 +62,16 @@ mount_loop () {
 mount_tmpfs () {
   _mp=$mounts_root/$2
   mkdir -p "$_mp" && mount -t tmpfs -o "size=${1}M" tmpfs "$_mp" || return 1
+  _mounts="$_mp $_mounts"
+  mp=$_mp
+}
+
+# mount_ramfs NAME: no size limit, and no extended attributes at all:
+# setting a user.* xattr or an ACL fails with ENOTSUP (tmpfs takes user
+# xattrs since Linux 6.6).
+mount_ramfs () {
+  _mp=$mounts_root/$1
+  mkdir -p "$_mp" && mount -t ramfs ramfs "$_mp" || return 1
   _mounts="$_mp $_mounts"
   mp=$_mp
 }

@@ -1,5 +1,6 @@
-/* treegen SEED DIR: make DIR, a random file tree that depends on SEED
-   alone, for the differential tester (tests/differential.sh).
+/* treegen [-f FOREIGN] SEED DIR: make DIR, a random file tree that
+   depends on SEED alone, for the differential testers
+   (tests/differential.sh, tests/differential-shapes.sh).
 
    DIR gets the copy operands
      src1/  src1/d/  src2/   directories with random contents
@@ -10,13 +11,30 @@
      l2                      a symbolic link to a directory
    and pre/, laid out like a destination the operands were copied into,
    whose entries collide with theirs (older, newer or equal mtimes,
-   other types, dangling symlinks): the tester copies it to the
-   destination first for -u, -n, --backup and friends.
+   other types; symlinks that dangle, loop, point to a directory or to
+   the very source file that lands there; names a backup would take):
+   the tester copies it to the destination first for -u, -n, --backup
+   and friends.
 
-   Everything is a function of SEED: names, contents, hole layouts,
-   modes, owners, xattrs, ACLs and nanosecond timestamps.  Only the
-   absolute symlinks depend on where DIR is, and the tester runs both
-   tools over the same DIR.  Run as root (owners, devices); it works
+   Beside those, for operands that collide with each other and for
+   copies within one directory:
+     dup1/ dup2/             the same names n0..n3 in both, each a file,
+                             a directory or a symlink (to a sibling name,
+                             dangling, looping, or to dupt): copied
+                             together, the second's copy lands where the
+                             first's did
+     dupt                    a regular file the dup symlinks may point to
+     ip/                     bk, bk~ and perhaps bk.~1~: "cp -b bk~ bk"
+                             would back bk up onto its own source
+
+   With -f FOREIGN, some symlinks (l1 and l2 among them) point to
+   FOREIGN/file, FOREIGN/dir or FOREIGN/nothing, which the tester lays
+   out on another file system: operands and links that cross devices.
+
+   Everything is a function of SEED (and whether -f is given): names,
+   contents, hole layouts, modes, owners, xattrs, ACLs and nanosecond
+   timestamps.  Only the absolute symlinks depend on where DIR (and
+   FOREIGN) is, and the tester runs both tools over the same DIR.  Run as root (owners, devices); it works
    otherwise too but leaves owners and devices out.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
@@ -139,6 +157,7 @@ struct node
   int parent;                   /* index of the directory holding it */
   int depth;                    /* components in PATH */
   bool in_pre;                  /* under pre/ */
+  bool aside;                   /* dup1/, dup2/, ip/: not mirrored in pre/ */
   /* Directories: whether a symlink to a directory lies below, which
      rules them out as targets of such symlinks (no loops under -L).  */
   bool has_dirlink;
@@ -166,6 +185,7 @@ random_time (void)
 static struct node *nodes;
 static int n_nodes, cap_nodes;
 static char *abs_root;          /* DIR as an absolute name */
+static char const *foreign;     /* -f: a directory on another device */
 
 static int
 add_node (int parent, char const *name, enum kind kind)
@@ -199,6 +219,7 @@ add_node (int parent, char const *name, enum kind kind)
                  : xasprintf ("%s/%s", p->path, name));
       n->depth = p->depth + 1;
       n->in_pre = p->in_pre || (p->depth == 0 && strcmp (name, "pre") == 0);
+      n->aside = p->aside;
     }
   if (!n->name || !n->path)
     die ("out of memory");
@@ -492,7 +513,15 @@ make_symlink (int parent, char const *name)
   bool to_dir = false;
   int r = rnd (100);
   int t;
-  if (r < 30 && (t = random_file ()) >= 0)
+  if (foreign && chance (15))
+    {
+      /* Across devices: -L and -H follow it onto the other one.  */
+      static char const *const names[] = { "file", "dir", "nothing" };
+      int k = rnd (3);
+      target = xasprintf ("%s/%s", foreign, names[k]);
+      to_dir = k == 1;
+    }
+  else if (r < 30 && (t = random_file ()) >= 0)
     target = (chance (60) ? relative_name (parent, t)
               : xasprintf ("%s/%s", abs_root, nodes[t].path));
   else if (r < 50 && (t = dirlink_target (parent)) >= 0)
@@ -622,6 +651,56 @@ near_time (struct timespec t)
   return t;
 }
 
+/* A symlink NAME in DIR to TARGET.  */
+static int
+make_link_to (int dir, char const *name, char const *target)
+{
+  int i = add_node (dir, name, K_SYMLINK);
+  if (symlink (target, nodes[i].path) != 0)
+    die ("symlink %s", nodes[i].path);
+  return i;
+}
+
+/* A directory NAME in DIR with a file in it.  */
+static int
+make_full_dir (int dir, char const *name)
+{
+  int i = make_dir (dir, name);
+  make_file (i, "inside", false);
+  return i;
+}
+
+/* Beside the collision NAME in DIR, now and then, the names its backup
+   would take: NAME~ (a file, a directory a rename cannot replace, or a
+   symlink back to NAME) and NAME.~1~ (so that numbered backups go on
+   from 2).  */
+static void
+make_backup_names (int dir, char const *name)
+{
+  if (chance (12))
+    {
+      char *b = xasprintf ("%s~", name);
+      if (find_child (dir, b) < 0)
+        {
+          int r = rnd (100);
+          if (r < 50)
+            make_file (dir, b, false);
+          else if (r < 75)
+            make_full_dir (dir, b);
+          else
+            make_link_to (dir, b, name);
+        }
+      free (b);
+    }
+  if (chance (8))
+    {
+      char *b = xasprintf ("%s.~1~", name);
+      if (find_child (dir, b) < 0)
+        make_file (dir, b, false);
+      free (b);
+    }
+}
+
 static void
 make_collision (int pre, int src)
 {
@@ -629,33 +708,38 @@ make_collision (int pre, int src)
   if (dir < 0 || find_child (dir, nodes[src].name) >= 0)
     return;
   char const *name = nodes[src].name;
+  enum kind sk = nodes[src].kind;
+  bool regular = sk == K_FILE || sk == K_HARD;
   int r = rnd (100);
   int i;
-  if (nodes[src].kind == K_DIR)
+  if (sk == K_DIR)
     {
       /* Not src1 or src2 as files: that would leave nothing to merge.  */
       if (r < 75 || nodes[src].depth <= 1)
         i = make_dir (dir, name);
-      else
+      else if (r < 88)
         i = make_file (dir, name, false);     /* cannot overwrite with dir */
+      else
+        {
+          /* A symlink to a directory beside it.  */
+          char *sib = xasprintf ("sibdir-%d", (int) rnd (3));
+          if (find_child (dir, sib) < 0)
+            make_full_dir (dir, sib);
+          i = make_link_to (dir, name, sib);
+          free (sib);
+        }
     }
-  else if (r < 65)
+  else if (r < 58)
     i = make_file (dir, name, false);
-  else if (r < 75)
-    {
-      i = make_dir (dir, name);               /* cannot overwrite dir */
-      make_file (i, "inside", false);
-    }
-  else if (r < 85)
-    {
-      /* Dangling, and never pointing out of the destination, which a
-         copy could write through.  */
-      i = add_node (dir, name, K_SYMLINK);
-      if (symlink ("nowhere", nodes[i].path) != 0)
-        die ("symlink %s", nodes[i].path);
-    }
-  else if (r < 92 && nodes[src].kind != K_FILE
-           && nodes[src].kind != K_HARD && nodes[src].kind != K_SYMLINK)
+  else if (r < 66)
+    i = make_full_dir (dir, name);            /* cannot overwrite dir */
+  else if (r < 74)
+    /* Dangling, and never pointing out of the destination, which a
+       copy could write through.  */
+    i = make_link_to (dir, name, "nowhere");
+  else if (r < 79)
+    i = make_link_to (dir, name, name);       /* ln -s loop loop */
+  else if (r < 84 && !regular && sk != K_SYMLINK)
     {
       /* Not where a regular file (or a link to one, for -L) goes:
          opening the FIFO to write would wait for a reader forever.  */
@@ -663,19 +747,37 @@ make_collision (int pre, int src)
       if (mkfifo (nodes[i].path, 0644) != 0)
         die ("mkfifo %s", nodes[i].path);
     }
+  else if (r < 89 && regular)
+    {
+      /* The very file that is copied here, by its absolute name, as
+         "cp -s" leaves it: GNU cp recreates it with -sf and refuses
+         ("are the same file") to write through it otherwise, so that
+         the source never changes.  */
+      char *t = xasprintf ("%s/%s", abs_root, nodes[src].path);
+      i = make_link_to (dir, name, t);
+      free (t);
+    }
+  else if (r < 93)
+    {
+      /* A symlink to a directory beside it.  */
+      char *sib = xasprintf ("sibdir-%d", (int) rnd (3));
+      if (find_child (dir, sib) < 0)
+        make_full_dir (dir, sib);
+      i = make_link_to (dir, name, sib);
+      free (sib);
+    }
   else
     {
       /* A symlink to a sibling regular file in pre/.  */
       char *sib = xasprintf ("sibling-%d", (int) rnd (10));
       if (find_child (dir, sib) < 0)
         make_file (dir, sib, false);
-      i = add_node (dir, name, K_SYMLINK);
-      if (symlink (sib, nodes[i].path) != 0)
-        die ("symlink %s", nodes[i].path);
+      i = make_link_to (dir, name, sib);
       free (sib);
     }
   nodes[i].times[0] = random_time ();
   nodes[i].times[1] = near_time (nodes[src].times[1]);
+  make_backup_names (dir, name);
 }
 
 static void
@@ -684,7 +786,7 @@ make_pre (void)
   int pre = make_dir (0, "pre");
   int n_src = n_nodes;
   for (int s = 1; s < n_src; s++)
-    if (!nodes[s].in_pre && chance (35))
+    if (!nodes[s].in_pre && !nodes[s].aside && chance (35))
       make_collision (pre, s);
   /* Bystanders that no copy touches.  */
   int extra = rnd (3);
@@ -699,6 +801,94 @@ make_pre (void)
         make_file (d, name, false);
       free (name);
     }
+}
+
+/* ------------------------------------------------------------------ */
+/* Operands that collide with each other, and copies in place.          */
+/* ------------------------------------------------------------------ */
+
+/* One of dup1/NAME, dup2/NAME.  Copied as "dup1/n0 ... dup2/n0 ... dst",
+   the second lands on what the first made in the same run: a file on
+   a file, a file through a just-created symlink (GNU refuses), a
+   directory on a file, and so on.  No FIFOs: a copy without -R would
+   read one and wait.  */
+static void
+make_dup (int dir, char const *name)
+{
+  int r = rnd (100);
+  if (r < 35)
+    make_file (dir, name, false);
+  else if (r < 50)
+    make_full_dir (dir, name);
+  else if (r < 65)
+    {
+      /* To a sibling name, which in the destination is a copy made
+         before this one, after it, or never.  */
+      char *t = xasprintf ("n%d", (int) rnd (4));
+      make_link_to (dir, name, t);
+      free (t);
+    }
+  else if (r < 75)
+    make_link_to (dir, name, "nowhere");
+  else if (r < 82)
+    make_link_to (dir, name, name);
+  else if (r < 91)
+    {
+      /* Out of the destination to an existing file, absolute: writing
+         through the copy of this link would change dupt, a source.  */
+      char *t = xasprintf ("%s/dupt", abs_root);
+      make_link_to (dir, name, t);
+      free (t);
+    }
+  else
+    /* The same by a relative name ("ln -s ../t"): in a destination
+       in DIR it points to the source dupt again, in one elsewhere to
+       nothing (dangling).  */
+    make_link_to (dir, name, "../dupt");
+}
+
+static void
+make_aside (void)
+{
+  make_file (0, "dupt", false);
+  int d1 = make_dir (0, "dup1"), d2 = make_dir (0, "dup2");
+  nodes[d1].aside = nodes[d2].aside = true;
+  for (int k = 0; k < 4; k++)
+    {
+      char name[8];
+      snprintf (name, sizeof name, "n%d", k);
+      make_dup (d1, name);
+      make_dup (d2, name);
+    }
+
+  /* ip/: "cp -b bk~ bk" (and the like) in ip itself.  */
+  int ip = make_dir (0, "ip");
+  nodes[ip].aside = true;
+  int r = rnd (100);
+  if (r < 80)
+    make_file (ip, "bk", false);
+  else if (r < 90)
+    make_full_dir (ip, "bk");
+  else
+    make_link_to (ip, "bk", "bk~");
+  r = rnd (100);
+  if (r < 60)
+    make_file (ip, "bk~", false);
+  else if (r < 75)
+    make_link_to (ip, "bk~", "bk");
+  else if (r < 85)
+    make_full_dir (ip, "bk~");
+  else if (r < 92)
+    make_link_to (ip, "bk~", "nowhere");
+  else
+    {
+      int i = make_file (ip, "other", false);
+      int h = add_node (ip, "bk~", K_HARD);       /* bk~ and other: one file */
+      if (link (nodes[i].path, nodes[h].path) != 0)
+        die ("link %s", nodes[h].path);
+    }
+  if (chance (70))
+    make_file (ip, "bk.~1~", false);
 }
 
 /* ------------------------------------------------------------------ */
@@ -878,9 +1068,15 @@ set_all_times (void)
 int
 main (int argc, char **argv)
 {
-  if (argc != 3)
+  if (argc == 5 && strcmp (argv[1], "-f") == 0)
     {
-      fprintf (stderr, "usage: %s SEED DIR\n", program);
+      foreign = argv[2];
+      argv += 2;
+      argc -= 2;
+    }
+  if (argc != 3 || (foreign && foreign[0] != '/'))
+    {
+      fprintf (stderr, "usage: %s [-f /FOREIGN] SEED DIR\n", program);
       return 2;
     }
   char *end;
@@ -932,7 +1128,9 @@ main (int argc, char **argv)
   /* Top-level symlinks: to a regular file, to a directory.  */
   int t = random_file ();
   int l1 = add_node (0, "l1", K_SYMLINK);
-  char *target = (chance (70) ? strdup (nodes[t].path)
+  char *target = (foreign && chance (30)
+                  ? xasprintf ("%s/file", foreign)
+                  : chance (70) ? strdup (nodes[t].path)
                   : xasprintf ("%s/%s", abs_root, nodes[t].path));
   if (symlink (target, "l1") != 0)
     die ("symlink l1");
@@ -941,11 +1139,15 @@ main (int argc, char **argv)
   int td = dirlink_target (0);
   if (td < 0)
     td = src1 + 1;              /* src1/d */
-  if (symlink (chance (50) ? nodes[td].path : "src2", "l2") != 0)
+  target = (foreign && chance (30) ? xasprintf ("%s/dir", foreign)
+            : strdup (chance (50) ? nodes[td].path : "src2"));
+  if (symlink (target, "l2") != 0)
     die ("symlink l2");
+  free (target);
   nodes[l1].is_dirlink = false;
   nodes[l2].is_dirlink = true;
 
+  make_aside ();
   make_pre ();
   for (int i = 0; i < n_nodes; i++)
     if (!nodes[i].in_pre || chance (20))
