@@ -61,11 +61,18 @@ usage_error (char const *message, char const *operand)
   cp8m_usage (EXIT_FAILURE);
 }
 
-/* Open NAME as the directory to copy into, or return -1 with errno.  */
+/* Open NAME as the directory to copy into, or return -1 with errno.  Only
+   its name is needed (O_PATH, as GNU cp opens it): a directory this user
+   may not read is still the target, and each copy into it then fails on
+   its own ("cannot stat 'dir/a'"), as with GNU cp.  */
 static int
 open_target_dir (char const *name)
 {
+#ifdef O_PATH
+  return open (name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#else
   return open (name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
 }
 
 /* Sort the N operands in FILES into sources and a destination, as GNU cp

@@ -90,6 +90,11 @@ known_difference () {
   # follows) name the source too: "cannot overwrite directory 'D' with
   # non-directory 'S'"; 9.1, our /bin/cp, stops after "non-directory".
   normalise "s/^\(cp: cannot overwrite directory .* with non-directory\) .*/\1/"
+  # Every option set.  When GNU cp cannot read an attribute it prints
+  # the attribute's name twice ("getting attribute 'user.a' of
+  # 'user.a'"): libattr asks coreutils to quote the name and the file in
+  # turn, and its quoting reuses one buffer.  cp8M names the file.
+  normalise "s/^\(cp: getting attribute '[^']*' of \).*\(: [^:]*\)\$/\1FILE\2/"
   case $1 in
     ri)
       # -i with every answer "no" (stdin is /dev/null): GNU cp 9.2 and

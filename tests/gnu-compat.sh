@@ -229,6 +229,36 @@ readonly_xattr () {
   has ro-xattr-umask 'user.foo="bar"'
 }
 
+# ---- found by tests/differential-shapes.sh as nobody: destination
+# directories this user may not read, and a failed attribute copy
+
+unreadable_dirs () {
+  nobody='setpriv --reuid=nobody --regid=nogroup --clear-groups'
+  both target-0 'touch a b && mkdir t && chmod 0 t && chown nobody a b t' \
+    "$nobody cp a b t" 'stat -c %a t'
+  has target-0 "cp: cannot stat 't/a': Permission denied"
+  both target-0-one 'touch a && mkdir t && chmod 0 t && chown nobody a t' \
+    "$nobody cp a t" 'stat -c %a t'
+  has target-0-one "cp: cannot stat 't/a': Permission denied"
+  # Each entry fails on its own, and the directory still gets its mode.
+  both inner-0 'mkdir -p s/d t/s/d && echo x >s/d/f && echo y >s/d/g &&
+                chmod 0 t/s/d && chown -R nobody s t' \
+    "$nobody cp -a s t" 'stat -c %a t/s/d'
+  has inner-0 "cp: cannot stat 't/s/d/f': Permission denied"
+  has inner-0 "755"
+  both inner-0-both 'mkdir -p s/d t/s/d && echo x >s/d/f &&
+                     chmod 0 s/d t/s/d && chown -R nobody s t' \
+    "$nobody cp -r s t" 'stat -c %a t/s/d'
+  has inner-0-both "cp: cannot access 's/d': Permission denied"
+  # A read-only file whose attributes ramfs refuses still gets its mode.
+  both ro-xattr-ramfs "rm -rf $ram/\$(basename \$PWD) &&
+                mkdir $ram/\$(basename \$PWD) && ln -s $ram/\$(basename \$PWD) to &&
+                chown nobody to/ && echo data >a &&
+                setfattr -n user.one -v 1 a && chmod 444 a && chown nobody a" \
+    "$nobody cp --preserve=xattr a to/a" 'stat -c %a to/a'
+  has ro-xattr-ramfs "444"
+}
+
 check just_created
 check backup_source
 check xattr_unsupported
@@ -236,5 +266,6 @@ check symlink_across
 check vanish
 check loop
 check readonly_xattr
+check unreadable_dirs
 [ "$failures" -eq 0 ] || fail "$failures checks failed (above)"
 exit 0

@@ -66,6 +66,8 @@ struct ancestor
   struct loc const *src, *dst;  /* how the level was reached */
   bool dst_follow;      /* DST was opened following a symbolic link
                            (--keep-directory-symlink) */
+  bool dst_path_only;   /* DST could not be read or searched: it is open
+                           with O_PATH, for its name only */
   bool lost;            /* could not be opened again (reported) */
 };
 

@@ -12,6 +12,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -202,9 +204,19 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       error (0, errno, "cannot access %s", quote_file (src->name));
       ok = false;
     }
+  int follow = o->keep_directory_symlink ? 0 : O_NOFOLLOW;
   int dst_fd = openat (dst->dirfd, dst->rel,
-                       O_RDONLY | O_DIRECTORY | O_CLOEXEC
-                       | (o->keep_directory_symlink ? 0 : O_NOFOLLOW));
+                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
+  bool path_only = false;
+  if (dst_fd < 0 && errno == EACCES)
+    {
+      /* An existing directory this user may not read or search: as in
+         GNU cp, each entry then fails on its own ("cannot stat") and the
+         directory still gets its attributes, by name.  */
+      dst_fd = openat (dst->dirfd, dst->rel,
+                       O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
+      path_only = dst_fd >= 0;
+    }
   if (dst_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (dst->name));
@@ -226,7 +238,7 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
     .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
     .dst_dev = dst_st.st_dev, .dst_ino = dst_st.st_ino,
     .src_fd = src_fd, .dst_fd = dst_fd, .src = src, .dst = dst,
-    .dst_follow = o->keep_directory_symlink };
+    .dst_follow = o->keep_directory_symlink, .dst_path_only = path_only };
   dirfds_push (c, &self);
 
   /* -x: a mount point is copied as an empty directory.  */
@@ -234,10 +246,22 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
     ok = copy_dir_entries (c, src, dst, !dst_exists, &self, w);
   /* Even when the source could not be read: the copy still gets the
      attributes, as GNU cp gives them.  */
-  if (dirfds_ensure (&self))
-    ok &= apply_metadata (c, src, self.src_fd, sst, dst, self.dst_fd, &plan);
-  else
+  if (!dirfds_ensure (&self))
     ok = false;
+  else if (self.dst_path_only)
+    {
+      /* Nothing but lookups work on an O_PATH descriptor: the directory
+         is reached by its whole name (the parent's descriptor may be
+         closed by now), or past PATH_MAX through /proc.  */
+      char proc[32];
+      snprintf (proc, sizeof proc, "/proc/self/fd/%d", self.dst_fd);
+      struct loc by_name = { AT_FDCWD,
+                             strlen (dst->name) < PATH_MAX ? dst->name : proc,
+                             dst->name };
+      ok &= apply_metadata (c, src, self.src_fd, sst, &by_name, -1, &plan);
+    }
+  else
+    ok &= apply_metadata (c, src, self.src_fd, sst, dst, self.dst_fd, &plan);
   ok &= dirfds_pop (&self);
   return ok;
 }

@@ -147,7 +147,8 @@ dirfds_push (struct copy_ctx const *c, struct ancestor *lv)
 static int
 open_checked (int base, char const *rel, struct ancestor const *lv, bool dst)
 {
-  int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+  int flags = (dst && lv->dst_path_only ? O_PATH : O_RDONLY)
+              | O_DIRECTORY | O_CLOEXEC;
   if (dst && !lv->dst_follow)
     flags |= O_NOFOLLOW;
   int fd = openat (base, rel, flags);

@@ -218,19 +218,26 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
           }
     }
 
-  /* After the owner: changing it clears file capabilities.  */
+  /* After the owner: changing it clears file capabilities.  A regular
+     file still gets its mode when its attributes failed (GNU cp's copy of
+     a regular file goes on; of anything else, it stops).  */
+  bool ok = true;
   if (o->preserve_xattr && !plan->is_link
       && !copy_xattrs (c, src, src_fd, dst, fd) && o->require_preserve_xattr)
-    return false;
+    {
+      if (!plan->regular)
+        return false;
+      ok = false;
+    }
 
   if (plan->is_link)
-    return true;
+    return ok;
   if (o->preserve_mode)
     {
       char sbuf[32], dbuf[32];
-      return copy_acl (acl_name (src->name, src_fd, sbuf), src_fd,
-                       acl_name (dst->name, fd, dbuf), fd, src_mode) == 0
-             || !o->require_preserve;
+      return (copy_acl (acl_name (src->name, src_fd, sbuf), src_fd,
+                        acl_name (dst->name, fd, dbuf), fd, src_mode) == 0
+              || !o->require_preserve) && ok;
     }
-  return settle_mode (c, sst, dst, fd, plan);
+  return settle_mode (c, sst, dst, fd, plan) && ok;
 }
