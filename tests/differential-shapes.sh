@@ -33,12 +33,12 @@
 # and the nobody ones run.
 #
 # Settings (environment), besides those of tests/difflib.sh:
-#   DIFF_SHAPE_TREES=N  trees to try (default 16, what make check runs);
+#   DIFF_SHAPE_TREES=N  trees to try (default 12, what make check runs);
 #                   without it, DIFF_TREES=N sets it to N/2 (the ratio of
-#                   the defaults: 16 here for differential.sh's 32)
+#                   the defaults: 12 here for differential.sh's 24)
 #   DIFF_WHERE=LXZNMV   only these scenarios
 #
-# make check's 16 trees take about 3 minutes on two cores, 95 runs a
+# make check's 12 trees take about 2 minutes and a half on two cores, 95 runs a
 # tree (53 as root, 42 as nobody).  Long mode: DIFF_TREES=2000 (1,000
 # trees here), about three hours:
 #   DIFF_TREES=2000 make check TESTS=tests/differential-shapes.sh
@@ -63,7 +63,7 @@ elif [ -n "$DIFF_TREES" ]; then
   trees=$((DIFF_TREES / 2))
   [ "$trees" -gt 0 ] || trees=1
 else
-  trees=16
+  trees=12
 fi
 as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 

@@ -12,18 +12,18 @@
 # unprivileged user, with colliding operands and copies in place.
 #
 # Settings (environment), besides those of tests/difflib.sh:
-#   DIFF_TREES=N    trees to try (default 32, what make check runs;
+#   DIFF_TREES=N    trees to try (default 24, what make check runs;
 #                   differential-shapes.sh takes half as many)
 #
 # Long mode: 2,000 trees, about 2 hours and a half on two cores (make
-# check's 32 take about 2 minutes and a half):
+# check's 24 take about 2 minutes):
 #   DIFF_TREES=2000 make check TESTS=tests/differential.sh
 # One tree and one option set again, as printed with a difference:
 #   DIFF_SEED=S DIFF_TREES=1 DIFF_SETS=NAME make check TESTS=tests/differential.sh
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/difflib.sh"
 
-trees=${DIFF_TREES:-32}
+trees=${DIFF_TREES:-24}
 make_bins "$work"
 bins=$work
 dstdir= run_as= run_env=
