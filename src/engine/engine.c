@@ -277,38 +277,59 @@ read_arrived (int fd, char *buf, size_t size, bool *eof)
    the data arrived.  */
 enum { HOLE_BLOCK = 512 };
 
+/* Give back the space of the range [START, END) of FD, which holds only
+   zeros: a filesystem that allocates ahead of the writes (XFS) would
+   otherwise keep it, and the final ftruncate would bring it inside the
+   file, as GNU cp avoids by punching each hole it skips.  A filesystem
+   that cannot punch keeps it; the contents are right either way.  */
+static void
+punch_zeros (int fd, off_t start, off_t end)
+{
+#if defined HAVE_FALLOCATE && defined FALLOC_FL_PUNCH_HOLE
+  if (start < end)
+    (void) fallocate (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start,
+                      end - start);
+#else
+  (void) fd, (void) start, (void) end;
+#endif
+}
+
 /* Write the N bytes of BUF at POS of the regular file FD, leaving out the
    all-zero pieces (they stay holes, or become the zeros that the final
-   ftruncate adds).  Return false with errno on failure.  */
+   ftruncate adds).  *DATA_END is where the last data written ends.
+   Return false with errno on failure.  */
 static bool
-write_sparse (int fd, char const *buf, size_t n, off_t pos)
+write_sparse (int fd, char const *buf, size_t n, off_t pos, off_t *data_end)
 {
   int no_flags = 0;
   size_t run = 0;        /* where the nonzero run being gathered began */
   bool in_run = false;
-  for (size_t i = 0; i < n; )
+  for (size_t i = 0; i <= n; )
     {
       size_t piece = HOLE_BLOCK - (pos + i) % HOLE_BLOCK;
       if (piece > n - i)
         piece = n - i;
-      bool zero = sparse_is_zero (buf + i, piece);
+      /* Past the end, a last "zero" piece closes a run of data.  */
+      bool zero = i == n || sparse_is_zero (buf + i, piece);
       if (zero && in_run)
         {
           if (rw_write_full (fd, buf + run, i - run, pos + run, &no_flags)
               < i - run)
             return false;
           in_run = false;
+          *data_end = pos + i;
         }
       else if (!zero && !in_run)
         {
+          punch_zeros (fd, *data_end, pos + i);
           run = i;
           in_run = true;
         }
+      if (i == n)
+        break;
       i += piece;
     }
-  return !in_run
-         || rw_write_full (fd, buf + run, n - run, pos + run, &no_flags)
-            == n - run;
+  return true;
 }
 
 /* copy_file_range from the stream's position to the destination's, until
@@ -370,7 +391,7 @@ copy_stream (struct file_copy *fc)
 
   char *buf = fc->ctx->buffers[0];
   size_t size = fc->ctx->cfg.buffer_size;
-  off_t pos = 0;
+  off_t pos = 0, data_end = 0;
   int no_flags = 0;
   for (bool eof = false; !eof; )
     {
@@ -378,7 +399,7 @@ copy_stream (struct file_copy *fc)
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
       bool written = f->zero_detect
-                     ? write_sparse (fc->dst_fd, buf, n, pos)
+                     ? write_sparse (fc->dst_fd, buf, n, pos, &data_end)
                      : rw_write_full (fc->dst_fd, buf, n, -1, &no_flags)
                        == (size_t) n;
       if (!written)
@@ -387,8 +408,12 @@ copy_stream (struct file_copy *fc)
       res->bytes += n;
     }
   /* Zeros at the end were not written: the size says them.  */
-  if (f->zero_detect && ftruncate (fc->dst_fd, pos) != 0)
-    return fail (res, ENGINE_SIDE_WRITE, errno);
+  if (f->zero_detect)
+    {
+      if (ftruncate (fc->dst_fd, pos) != 0)
+        return fail (res, ENGINE_SIDE_WRITE, errno);
+      punch_zeros (fc->dst_fd, data_end, pos);
+    }
   return true;
 }
 
