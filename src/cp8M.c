@@ -210,6 +210,7 @@ main (int argc, char **argv)
   set_program_name (argv[0]);
   setlocale (LC_ALL, "");
   atexit (close_stdout);
+  diag_install ();
 
   struct cp8m_options o;
   int first = cp8m_parse_options (argc, argv, &o);

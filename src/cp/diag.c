@@ -178,6 +178,32 @@ diag_program_name (void)
   return program_name;
 }
 
+/* error () takes no context, so the count of its messages is the one
+   piece of state here: written by the thread that prints, read at the
+   end (--stats).  */
+static unsigned long error_messages;
+
+/* Called by error () at the start of each message, with stderr locked
+   (glibc): the place to clear anything drawn on the terminal first.  */
+static void
+print_progname (void)
+{
+  error_messages++;
+  fprintf (stderr, "%s: ", program_name);
+}
+
+void
+diag_install (void)
+{
+  error_print_progname = print_progname;
+}
+
+unsigned long
+diag_error_count (void)
+{
+  return error_messages;
+}
+
 bool
 diag_yesno (void)
 {

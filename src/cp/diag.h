@@ -59,6 +59,13 @@ void diag_strmode (mode_t mode, char *buf);
 /* The name diagnostics start with.  */
 char const *diag_program_name (void);
 
+/* Route error ()'s messages through diag.c, which counts them (and is
+   where a progress line is cleared before one).  Call once, early.  */
+void diag_install (void);
+
+/* How many messages error () has printed so far.  */
+unsigned long diag_error_count (void);
+
 /* Read an answer to a question on stderr: true for yes.  */
 bool diag_yesno (void);
 

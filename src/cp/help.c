@@ -152,6 +152,24 @@ cp8M's own options:\n\
                                  the memory still free to this process (its\n\
                                  cgroups' limits, MemAvailable), so there\n\
                                  may be fewer or smaller ones\n\
+      --progress[=WHEN]        show how far the copy has got, on stderr:\n\
+                                 WHEN is auto (a bare --progress: one line\n\
+                                 kept up to date on a terminal, nothing\n\
+                                 elsewhere), always (plain lines, one a\n\
+                                 second, into files and pipes too) or never\n\
+                                 (the default)\n\
+      --stats[=FORMAT]         at the end, tell on stderr what was copied and\n\
+                                 how: FORMAT is text (a bare --stats) or\n\
+                                 json (one object on one line; its fields\n\
+                                 are listed in the manual)\n\
+      --verify                 read each regular file's copy back, past the\n\
+                                 page cache where the file system allows,\n\
+                                 and check it against what was read from the\n\
+                                 source; a copy that differs is an error\n\
+      --sync                   get each file's data and metadata, and the\n\
+                                 directory entries made, onto stable storage\n\
+                                 before going on: exit status 0 then means\n\
+                                 the copies survive a power loss\n\
       --help                   print this text and exit\n\
       --version                print the version and license, and exit\n\
 ", (int) ENGINE_MAX_DEPTH, (int) CP8M_DEFAULT_QUEUE_DEPTH);
@@ -214,6 +232,9 @@ left under the name of a new destination file, which appears only once\n\
 its copy is complete, and a backup made by --backup is put back.  An\n\
 existing file is rewritten in place, as GNU cp does.  A pipe, FIFO or\n\
 device is copied to its destination's name as it is read.\n\
+\n\
+Sending cp8M the signal USR1 (kill -USR1 PID) makes it print one line on\n\
+stderr on how far it has got, and carry on with the copy.\n\
 \n\
 Exit status: 0 if all went well; 1 if a file could not be copied, was\n\
 declined at a -i prompt, or was kept by --update=none-fail.\n\

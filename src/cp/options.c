@@ -40,7 +40,11 @@ enum
   VERSION_OPTION,
   BUFFER_SIZE_OPTION,
   DIRECT_OPTION,
-  QUEUE_DEPTH_OPTION
+  QUEUE_DEPTH_OPTION,
+  PROGRESS_OPTION,
+  STATS_OPTION,
+  VERIFY_OPTION,
+  SYNC_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -53,6 +57,16 @@ static char const *const sparse_args[] = { "never", "auto", "always", NULL };
 static enum engine_sparse const sparse_types[] =
   { ENGINE_SPARSE_NEVER, ENGINE_SPARSE_AUTO, ENGINE_SPARSE_ALWAYS };
 ARGMATCH_VERIFY (sparse_args, sparse_types);
+
+static char const *const progress_args[] = { "auto", "always", "never",
+                                             NULL };
+static enum progress_when const progress_types[] =
+  { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
+ARGMATCH_VERIFY (progress_args, progress_types);
+
+static char const *const stats_args[] = { "text", "json", NULL };
+static enum stats_format const stats_types[] = { STATS_TEXT, STATS_JSON };
+ARGMATCH_VERIFY (stats_args, stats_types);
 
 static char const *const reflink_args[] = { "auto", "always", "never", NULL };
 static enum engine_reflink const reflink_types[] =
@@ -119,6 +133,10 @@ static struct option const long_options[] =
   { "buffer-size", required_argument, NULL, BUFFER_SIZE_OPTION },
   { "direct", optional_argument, NULL, DIRECT_OPTION },
   { "queue-depth", required_argument, NULL, QUEUE_DEPTH_OPTION },
+  { "progress", optional_argument, NULL, PROGRESS_OPTION },
+  { "stats", optional_argument, NULL, STATS_OPTION },
+  { "verify", no_argument, NULL, VERIFY_OPTION },
+  { "sync", no_argument, NULL, SYNC_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -386,6 +404,22 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
             o->queue_depth = n;
             o->explicit_queue_depth = true;
           }
+          break;
+        case PROGRESS_OPTION:
+          o->progress = optarg
+            ? XARGMATCH ("--progress", optarg, progress_args, progress_types)
+            : PROGRESS_AUTO;
+          break;
+        case STATS_OPTION:
+          o->stats = optarg
+            ? XARGMATCH ("--stats", optarg, stats_args, stats_types)
+            : STATS_TEXT;
+          break;
+        case VERIFY_OPTION:
+          o->verify = true;
+          break;
+        case SYNC_OPTION:
+          o->sync = true;
           break;
         case HELP_OPTION:
           cp8m_usage (EXIT_SUCCESS);

@@ -31,6 +31,22 @@ enum update_mode
   UPDATE_OLDER         /* replace it only if older than the source (-u) */
 };
 
+/* --progress[=WHEN].  */
+enum progress_when
+{
+  PROGRESS_NEVER,      /* the default */
+  PROGRESS_AUTO,       /* a bare --progress: only when stderr is a terminal */
+  PROGRESS_ALWAYS      /* plain lines into any stderr, for logs */
+};
+
+/* --stats[=FORMAT].  */
+enum stats_format
+{
+  STATS_NONE,          /* the default */
+  STATS_TEXT,          /* a bare --stats */
+  STATS_JSON           /* one JSON object on one line */
+};
+
 struct cp8m_options
 {
   /* -v, --verbose (and --debug): print 'SOURCE' -> 'DEST' per file.  */
@@ -92,6 +108,15 @@ struct cp8m_options
   bool chown_privileges;
   /* The process umask, read once.  */
   mode_t umask;
+
+  /* --progress[=WHEN]: how far the copy has got, on stderr.  */
+  enum progress_when progress;
+  /* --stats[=FORMAT]: what was copied and how, on stderr at the end.  */
+  enum stats_format stats;
+  /* --verify: read each regular file's copy back and check it.  */
+  bool verify;
+  /* --sync: data, metadata and directory entries durable before exit 0.  */
+  bool sync;
 
   /* cp8M's own: --buffer-size, --queue-depth, --direct, and the engine
      side of --sparse and --reflink.  */
