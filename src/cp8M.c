@@ -38,6 +38,7 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
+#include "cp/sync.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -144,7 +145,10 @@ copy_top (struct copy_ctx *c, char const *src, int dirfd, char const *rel,
   struct walk w = { .top_src = src, .top_dst = dst };
   struct loc s = { AT_FDCWD, src, src };
   struct loc d = { dirfd, rel, dst };
-  return copy_node (c, &s, &d, NULL, &w, true, dst_absent);
+  bool ok = copy_node (c, &s, &d, NULL, &w, true, dst_absent);
+  if (w.top_changed && c->sync_dirs)
+    sync_dirs_add_parent (c->sync_dirs, dirfd, rel, dst);
+  return ok;
 }
 
 /* Copy the operand ARG into the target directory.  */
@@ -170,6 +174,8 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
           ok = copy_top (c, arg, t->dirfd, rel, dst, dst_absent);
           ok &= parents_finish (o, t->dirfd, &made);
         }
+      if (c->sync_dirs)
+        parents_sync (&made, t->dirfd, t->dir, c->sync_dirs);
       parents_free (&made);
       free (dst);
       free (plain);
@@ -234,6 +240,8 @@ main (int argc, char **argv)
                         .memory = &mem,
                         .max_open_levels = dirfds_max_levels () };
   dirfds_stack_init (&c, &c);
+  if (o.sync)
+    c.sync_dirs = sync_dirs_new ();
   /* The same source twice, or two sources with the same name, can only
      happen with several operands.  */
   if (t.dir && t.n_sources >= 2)
@@ -256,6 +264,8 @@ main (int argc, char **argv)
       free (dest);
     }
 
+  /* --sync: the directories above the walks, last (sync.h).  */
+  ok &= sync_dirs_flush (c.sync_dirs);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -293,6 +293,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
           char const *earlier = older
             ? seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name)
             : NULL;
+          *dst_new = earlier != NULL;   /* replaced by that link */
           return !earlier || link_to_earlier (c, earlier, dst);
         }
       if (o->interactive && !overwrite_ok (o, dst, dst_st))
@@ -369,6 +370,17 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
         printf ("removed %s\n", quote_file (dst->name));
     }
   return true;
+}
+
+/* --sync: an entry of the directory holding the node just copied was
+   made, removed or renamed: flush that directory at its end.  */
+static void
+note_change (struct ancestor *parent, struct walk *w)
+{
+  if (parent)
+    parent->dst_changed = true;
+  else
+    w->top_changed = true;
 }
 
 char *
@@ -514,7 +526,11 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
                                 &dst_new, &skip, &backup))
             return false;
           if (skip)
-            return true;
+            {
+              if (o->sync && dst_new)
+                note_change (parent, w);   /* -u made a link instead */
+              return true;
+            }
           dst_is_dir = S_ISDIR (dst_st.st_mode);
           have_dst_st = true;
         }
@@ -574,6 +590,17 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
     ok = copy_by_type (c, src, &sst, dst,
                        dst_new || !have_dst_st ? NULL : &dst_st,
                        &dst_new, dst_is_dir, parent, w, follow);
+
+  /* --sync: the entries of DST's directory changed unless DST was a
+     directory merged into or a file rewritten in place (a copy that
+     failed early may count too: one flush too many is harmless).  */
+  bool kept = have_dst_st && !dst_new && !earlier
+              && (dst_is_dir
+                  || (!o->symbolic_link && !o->hard_link
+                      && (S_ISREG (smode)
+                          || (o->copy_as_regular && !S_ISLNK (smode)))));
+  if (o->sync && !kept)
+    note_change (parent, w);
 
   /* A failed copy is no target for later hard links to the same file.  */
   if (!ok && !earlier)

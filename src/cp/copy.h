@@ -24,6 +24,7 @@
 #include "seen.h"
 
 struct data_debug;
+struct sync_dirs;
 
 /* State of one run, passed down the walk (there are no globals).  */
 struct copy_ctx
@@ -41,6 +42,8 @@ struct copy_ctx
                              file's GNU line) */
   struct data_debug *file_debug;  /* regular.c: what --debug will say of
                                      the file being copied as data */
+  struct sync_dirs *sync_dirs;    /* --sync: the directories above the
+                                     walk to flush at the end (sync.h) */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */
@@ -69,6 +72,8 @@ struct ancestor
   bool dst_path_only;   /* DST could not be read or searched: it is open
                            with O_PATH, for its name only */
   bool lost;            /* could not be opened again (reported) */
+  bool dst_changed;     /* --sync: an entry of DST was made, removed or
+                           renamed (flush DST at its end) */
 };
 
 /* What one operand's walk shares.  */
@@ -79,6 +84,8 @@ struct walk
                                      remembered, to catch copying into
                                      itself */
   bool into_self;                 /* that happened: stop the walk */
+  bool top_changed;               /* --sync: the directory holding
+                                     top_dst got or lost an entry */
 };
 
 /* Copy SRC to DST.  COMMAND_LINE: SRC is an operand (for -H and the

@@ -22,6 +22,7 @@
 #include "error.h"
 #include "filenamecat.h"
 #include "same-inode.h"
+#include "sync.h"
 #include "xalloc.h"
 
 /* One directory entry, as read.  */
@@ -262,6 +263,10 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
     }
   else
     ok &= apply_metadata (c, src, self.src_fd, sst, dst, self.dst_fd, &plan);
+  /* --sync: after its entries and its own attributes (sync.h).  */
+  if (o->sync && !self.lost && self.dst_fd >= 0
+      && (!dst_exists || self.dst_changed || sync_attributes_set (o)))
+    ok &= sync_dir (self.dst_fd, self.dst_path_only, dst->name);
   ok &= dirfds_pop (&self);
   return ok;
 }

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "error.h"
 #include "stat-time.h"
+#include "sync.h"
 #include "xalloc.h"
 
 struct parent_dir
@@ -29,6 +30,7 @@ struct parent_dir
   char *rel;          /* its copy, relative to the target directory */
   struct stat st;     /* the source's status */
   bool restore_mode;  /* give the copy WANT_MODE at the end */
+  bool created;       /* made by this run */
   mode_t want_mode;
 };
 
@@ -46,6 +48,7 @@ make_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p)
       error (0, errno, "cannot make directory %s", quote_file (p->dst));
       return false;
     }
+  p->created = true;
   if (o->verbose)
     printf ("%s -> %s\n", p->src, p->dst);
 
@@ -167,6 +170,22 @@ parents_finish (struct cp8m_options const *o, int dirfd,
         }
     }
   return true;
+}
+
+void
+parents_sync (struct parents const *made, int dirfd, char const *target,
+              struct sync_dirs *l)
+{
+  /* The list goes deepest first: each one's parent is the next.  */
+  for (struct parent_dir const *p = made->list; p; p = p->next)
+    if (p->created)
+      {
+        sync_dirs_add (l, dirfd, p->rel, p->dst);
+        if (p->next)
+          sync_dirs_add (l, dirfd, p->next->rel, p->next->dst);
+        else
+          sync_dirs_add (l, dirfd, ".", target);
+      }
 }
 
 void

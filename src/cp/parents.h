@@ -33,6 +33,13 @@ bool parents_make (struct cp8m_options const *o, int dirfd, char *dst,
 bool parents_finish (struct cp8m_options const *o, int dirfd,
                      struct parents const *made);
 
+/* --sync: add to L the directories that making the missing ones
+   changed: each one made, and the one it was made in (TARGET, the
+   target directory's name, open as DIRFD, for the first).  */
+struct sync_dirs;
+void parents_sync (struct parents const *made, int dirfd, char const *target,
+                   struct sync_dirs *l);
+
 void parents_free (struct parents *made);
 
 #endif

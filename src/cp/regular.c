@@ -18,6 +18,7 @@
 #include "diag.h"
 #include "error.h"
 #include "same-inode.h"
+#include "sync.h"
 #include "unistd-safer.h"
 
 /* Open the existing DST for writing; with -f, remove it if that fails
@@ -187,7 +188,15 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
                                 .omitted = omitted, .extra = extra };
       ok = apply_metadata (c, src, src_fd, sst, dst, d.fd, &plan);
-      ok &= dest_commit (&d);
+      /* --sync: durable before it has its name (sync.h); if not, it is
+         not copied, and a new file gets no name.  */
+      if (o->sync && !sync_file (d.fd, dst->name))
+        {
+          dest_abort (&d);
+          ok = false;
+        }
+      else
+        ok &= dest_commit (&d);
     }
   else
     dest_abort (&d);

@@ -1,0 +1,137 @@
+/* --sync: flushing files and directories (what and when: sync.h).
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "sync.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "dirname.h"
+#include "error.h"
+#include "seen.h"
+#include "xalloc.h"
+
+/* fsync, not fdatasync: after the data, the cp layer sets the file's
+   times, owner, xattrs and mode, and fdatasync need not flush those
+   (only what reading the data back requires, such as the size).  The
+   promise is that the copy as a whole survives, so one fsync.  It costs
+   about the same here: a file just written needs its inode logged for
+   its size and blocks anyway, and the other fields ride along.  The
+   words are those of GNU's sync(1).  */
+bool
+sync_file (int fd, char const *name)
+{
+  if (fsync (fd) == 0)
+    return true;
+  error (0, errno, "error syncing %s", quote_file (name));
+  return false;
+}
+
+/* Flush the directory DIRFD/REL, opened for it.  */
+static bool
+sync_dir_at (int dirfd, char const *rel, char const *name)
+{
+  /* fsync needs a descriptor open for reading (or writing, which a
+     directory cannot be); an O_PATH one fails with EBADF.  */
+  int fd = openat (dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      error (0, errno, "error opening %s", quote_file (name));
+      return false;
+    }
+  bool ok = sync_file (fd, name);
+  close (fd);
+  return ok;
+}
+
+bool
+sync_dir (int fd, bool path_only, char const *name)
+{
+  return path_only ? sync_dir_at (fd, ".", name) : sync_file (fd, name);
+}
+
+bool
+sync_attributes_set (struct cp8m_options const *o)
+{
+  /* What apply_metadata sets on a directory that already existed.  */
+  return o->preserve_timestamps || o->preserve_ownership
+         || o->preserve_mode || o->preserve_xattr;
+}
+
+/* ---- directories flushed at the end of the run ---- */
+
+struct pending_dir
+{
+  int dirfd;
+  char *rel;
+  char *name;
+};
+
+struct sync_dirs
+{
+  struct seen *known;   /* (dev, ino) of those in V */
+  struct pending_dir *v;
+  size_t n, alloc;
+};
+
+struct sync_dirs *
+sync_dirs_new (void)
+{
+  struct sync_dirs *l = xzalloc (sizeof *l);
+  l->known = seen_new ();
+  return l;
+}
+
+void
+sync_dirs_add (struct sync_dirs *l, int dirfd, char const *rel,
+               char const *name)
+{
+  /* One that does not exist has nothing to flush (a copy into it
+     failed, and said so).  One that cannot be looked at for another
+     reason is kept, for the flush to report.  */
+  struct stat st;
+  if (fstatat (dirfd, rel, &st, 0) == 0
+      ? seen_remember (l->known, st.st_dev, st.st_ino, name) != NULL
+      : errno == ENOENT || errno == ENOTDIR)
+    return;
+  if (l->n == l->alloc)
+    l->v = x2nrealloc (l->v, &l->alloc, sizeof *l->v);
+  l->v[l->n++] = (struct pending_dir) { dirfd, xstrdup (rel),
+                                        xstrdup (name) };
+}
+
+void
+sync_dirs_add_parent (struct sync_dirs *l, int dirfd, char const *rel,
+                      char const *name)
+{
+  char *rel_dir = dir_name (rel);
+  char *name_dir = dir_name (name);
+  sync_dirs_add (l, dirfd, rel_dir, name_dir);
+  free (rel_dir);
+  free (name_dir);
+}
+
+bool
+sync_dirs_flush (struct sync_dirs *l)
+{
+  if (!l)
+    return true;
+  bool ok = true;
+  for (size_t i = 0; i < l->n; i++)
+    {
+      ok &= sync_dir_at (l->v[i].dirfd, l->v[i].rel, l->v[i].name);
+      free (l->v[i].rel);
+      free (l->v[i].name);
+    }
+  free (l->v);
+  seen_free (l->known);
+  free (l);
+  return ok;
+}
