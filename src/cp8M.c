@@ -38,6 +38,7 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
+#include "cp/stats.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -207,6 +208,9 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
 int
 main (int argc, char **argv)
 {
+  /* --stats's elapsed time counts from here.  */
+  struct stats stats;
+  stats_start (&stats);
   set_program_name (argv[0]);
   setlocale (LC_ALL, "");
   atexit (close_stdout);
@@ -232,7 +236,8 @@ main (int argc, char **argv)
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem,
-                        .max_open_levels = dirfds_max_levels () };
+                        .max_open_levels = dirfds_max_levels (),
+                        .stats = o.stats != STATS_NONE ? &stats : NULL };
   dirfds_stack_init (&c, &c);
   /* The same source twice, or two sources with the same name, can only
      happen with several operands.  */
@@ -256,6 +261,10 @@ main (int argc, char **argv)
       free (dest);
     }
 
+  /* Every copy is closed (and committed or undone) by now.  */
+  if (c.stats)
+    stats_print (c.stats, o.stats, diag_error_count (),
+                 engine_buffer_bytes (eng));
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "options.h"
 #include "seen.h"
+#include "stats.h"
 
 struct data_debug;
 
@@ -41,6 +42,7 @@ struct copy_ctx
                              file's GNU line) */
   struct data_debug *file_debug;  /* regular.c: what --debug will say of
                                      the file being copied as data */
+  struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */
