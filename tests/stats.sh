@@ -118,6 +118,34 @@ check "a directory in the way" 'j["files"] == 3' 'j["errors"] == 1' \
   'j["directories"] == 2' 'j["hard_links"] == 0' \
   'j["bytes"] == 5000 + 70000 + 3000'
 
+# A regular file that cannot be read (as nobody): its copy fails part
+# way (in regular.c, after its destination was looked at).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$work"
+  mkdir nb nbsrc nbdst && cp "$CP8M" nb/cp8M || exit 99
+  random_file nbsrc/ok 1000
+  random_file nbsrc/unreadable 2000
+  chmod 644 nbsrc/ok && chmod 000 nbsrc/unreadable && chown nobody nbdst ||
+    exit 99
+  as_nobody env PATH="$work/nb:$PATH" cp8M --stats=json -R nbsrc nbdst \
+    >"$work/.out" 2>"$work/.err"
+  status=$?
+  tail -n 1 "$work/.err" >"$work/.json"
+  [ $status -eq 1 ] || fail "an unreadable source: exit $status"
+  grep -q "cannot open 'nbsrc/unreadable' for reading" "$work/.err" ||
+    fail "an unreadable source: no message: $(cat "$work/.err")"
+  check "an unreadable source" 'j["files"] == 1' 'j["errors"] == 1' \
+    'j["bytes"] == 1000' 'j["directories"] == 1'
+fi
+
+# ---- links made instead of copies: -s and -l ----
+
+mkdir ls ll || exit 99
+json -s "$work/src/a" "$work/src/b" ls
+check "-s" 'j["symlinks"] == 2' 'j["files"] == 0' 'j["bytes"] == 0'
+json -l src/a src/b ll
+check "-l" 'j["hard_links"] == 2' 'j["files"] == 0' 'j["bytes"] == 0'
+
 # ---- direct and buffered ----
 
 random_file big $((8*M + 5000))
