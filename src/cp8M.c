@@ -39,6 +39,7 @@
 #include "cp/options.h"
 #include "cp/parents.h"
 #include "cp/sync.h"
+#include "cp/stats.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -213,6 +214,9 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
 int
 main (int argc, char **argv)
 {
+  /* --stats's elapsed time counts from here.  */
+  struct stats stats;
+  stats_start (&stats);
   set_program_name (argv[0]);
   setlocale (LC_ALL, "");
   atexit (close_stdout);
@@ -238,7 +242,8 @@ main (int argc, char **argv)
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem,
-                        .max_open_levels = dirfds_max_levels () };
+                        .max_open_levels = dirfds_max_levels (),
+                        .stats = o.stats != STATS_NONE ? &stats : NULL };
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();
@@ -266,6 +271,10 @@ main (int argc, char **argv)
 
   /* --sync: the directories above the walks, last (sync.h).  */
   ok &= sync_dirs_flush (c.sync_dirs);
+  /* Every copy is closed (and committed or undone) by now.  */
+  if (c.stats)
+    stats_print (c.stats, o.stats, diag_error_count (),
+                 engine_buffer_bytes (eng));
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -22,6 +22,7 @@
 #include "engine/engine.h"
 #include "options.h"
 #include "seen.h"
+#include "stats.h"
 
 struct data_debug;
 struct sync_dirs;
@@ -44,6 +45,7 @@ struct copy_ctx
                                      the file being copied as data */
   struct sync_dirs *sync_dirs;    /* --sync: the directories above the
                                      walk to flush at the end (sync.h) */
+  struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */

@@ -241,6 +241,8 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
     .src_fd = src_fd, .dst_fd = dst_fd, .src = src, .dst = dst,
     .dst_follow = o->keep_directory_symlink, .dst_path_only = path_only };
   dirfds_push (c, &self);
+  /* Made (or there to merge into): counted whatever its entries do.  */
+  stats_made (c->stats, STATS_DIRECTORY, true);
 
   /* -x: a mount point is copied as an empty directory.  */
   if (ok && !(o->one_file_system && parent && parent->dev != sst->st_dev))

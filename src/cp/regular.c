@@ -60,6 +60,7 @@ struct data_debug
   bool engine_ok;
   struct engine_result res;   /* its facts start as GNU's do */
   char const *dest;           /* how the destination was written */
+  struct stats_copy copy;     /* --stats: the copy's size and holes */
 };
 
 /* Move the data of SRC_FD into D, which is kept shorter than the source
@@ -74,6 +75,8 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
+  else if (c->stats)
+    stats_measure (d->fd, &dbg->copy);
   dbg->engine_ok = ok;
   dbg->dest = dest_describe (d);
   return ok;
@@ -215,6 +218,9 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   c->file_debug = &dbg;
   bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
   c->file_debug = NULL;
+  if (ok)
+    stats_file (c->stats, o->attributes_only ? NULL : &dbg.res,
+                o->attributes_only ? NULL : &dbg.copy);
   if (o->debug && dbg.src_opened && !o->attributes_only)
     {
       diag_debug_gnu (&dbg.res.report.facts);

@@ -131,7 +131,8 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
         return false;
     }
   struct meta_plan plan = { .dst_new = true, .is_link = true };
-  return apply_metadata (c, src, -1, sst, dst, -1, &plan);
+  return stats_made (c->stats, STATS_SYMLINK,
+                     apply_metadata (c, src, -1, sst, dst, -1, &plan));
 }
 
 bool
@@ -156,7 +157,8 @@ copy_special (struct copy_ctx *c, struct loc const *src,
       return false;
     }
   struct meta_plan plan = { .dst_new = true, .omitted = omitted };
-  return apply_metadata (c, src, -1, sst, dst, -1, &plan);
+  return stats_made (c->stats, STATS_SPECIAL,
+                     apply_metadata (c, src, -1, sst, dst, -1, &plan));
 }
 
 /* Link DST to the file at FROM_DIRFD/FROM_REL (named FROM in messages);
@@ -183,15 +185,18 @@ bool
 make_hard_link (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, bool follow)
 {
-  return hard_link (c->o, src->dirfd, src->rel, src->name, dst, follow,
-                    c->o->force || c->o->interactive);
+  return stats_made (c->stats, STATS_HARD_LINK,
+                     hard_link (c->o, src->dirfd, src->rel, src->name, dst,
+                                follow, c->o->force || c->o->interactive));
 }
 
 bool
 link_to_earlier (struct copy_ctx *c, char const *earlier,
                  struct loc const *dst)
 {
-  return hard_link (c->o, AT_FDCWD, earlier, earlier, dst, false, true);
+  return stats_made (c->stats, STATS_HARD_LINK,
+                     hard_link (c->o, AT_FDCWD, earlier, earlier, dst, false,
+                                true));
 }
 
 bool
@@ -221,5 +226,5 @@ make_symbolic_link (struct copy_ctx *c, struct loc const *src,
              quote_file_n (0, dst->name), quote_file_n (1, src->name));
       return false;
     }
-  return true;
+  return stats_made (c->stats, STATS_SYMLINK, true);
 }

@@ -86,6 +86,17 @@ engine_buffer_allocations (struct engine_ctx const *ctx)
   return ctx->allocations;
 }
 
+size_t
+engine_buffer_bytes (struct engine_ctx const *ctx)
+{
+  /* All share the first one's size (first_buffer may have made it
+     smaller than configured).  */
+  size_t n = 0;
+  for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
+    n += ctx->buffers[i] != NULL;
+  return n * ctx->cfg.buffer_size;
+}
+
 /* The size of the first buffer, which every later one shares: the size
    asked for, or, when that cannot be had (a memory limit the cp layer's
    budget did not see), the largest of its halves down to 1 MiB that can.

@@ -179,6 +179,10 @@ size_t engine_buffer_size (struct engine_ctx const *ctx);
 /* How many buffers CTX has allocated so far: for tests.  */
 unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
 
+/* The bytes of buffers CTX holds.  Buffers are kept until
+   engine_ctx_free, so this is also the most it held (--stats).  */
+size_t engine_buffer_bytes (struct engine_ctx const *ctx);
+
 /* Copy the file open as SRC_FD (read from its start when it is a regular
    file, from its current position when it is a stream) to DST_FD, which
    the caller opened for writing and truncated (or created).  Both stay

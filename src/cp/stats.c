@@ -1,0 +1,349 @@
+/* --stats: counting what was copied, and saying it at the end.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "stats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+void
+stats_start (struct stats *s)
+{
+  *s = (struct stats) { 0 };
+  clock_gettime (CLOCK_MONOTONIC, &s->start);
+}
+
+bool
+stats_made (struct stats *s, enum stats_kind kind, bool ok)
+{
+  if (!s || !ok)
+    return ok;
+  switch (kind)
+    {
+    case STATS_DIRECTORY:
+      s->directories++;
+      break;
+    case STATS_SYMLINK:
+      s->symlinks++;
+      break;
+    case STATS_SPECIAL:
+      s->specials++;
+      break;
+    case STATS_HARD_LINK:
+      s->hard_links++;
+      break;
+    }
+  return ok;
+}
+
+void
+stats_measure (int fd, struct stats_copy *m)
+{
+  *m = (struct stats_copy) { 0 };
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    return;
+  m->regular = true;
+  m->size = st.st_size;
+  /* Walk hole by hole.  A filesystem without SEEK_HOLE says the whole
+     file is data (the generic lseek) or fails (EINVAL): no holes then.
+     A dense file costs one call.  */
+  for (off_t pos = 0; pos < st.st_size; )
+    {
+      off_t hole = lseek (fd, pos, SEEK_HOLE);
+      if (hole < 0 || hole >= st.st_size)
+        break;
+      off_t data = lseek (fd, hole, SEEK_DATA);
+      if (data < 0 && errno != ENXIO)
+        break;
+      /* ENXIO: no data past HOLE, the file ends in it.  */
+      off_t end = data < 0 || data > st.st_size ? st.st_size : data;
+      m->holes += end - hole;
+      pos = end;
+    }
+}
+
+/* Count one file (who did not go all the way direct, and WHY, with ERR)
+   in the reason table T: the same reason in the same slot, a new one in
+   a free slot, and past the table's size in the last one, "other".  */
+static void
+add_reason (struct stats_reason *t, char const *why, int err)
+{
+  int i;
+  for (i = 0; i < STATS_REASONS - 1 && t[i].files; i++)
+    if (t[i].err == err && t[i].why && why && strcmp (t[i].why, why) == 0)
+      break;
+  if (!t[i].files && i < STATS_REASONS - 1)
+    {
+      t[i].why = why;
+      t[i].err = err;
+    }
+  t[i].files++;
+}
+
+void
+stats_file (struct stats *s, struct engine_result const *res,
+            struct stats_copy const *m)
+{
+  if (!s)
+    return;
+  s->files++;
+  if (!res)
+    return;
+
+  /* A regular copy: its data is what is not hole (zero blocks left as
+     holes are not data, though the engine read them).  Anything else:
+     what the engine wrote.  */
+  if (m && m->regular)
+    {
+      s->bytes += m->size - m->holes;
+      s->hole_bytes += m->holes;
+    }
+  else
+    s->bytes += res->bytes;
+  if (res->src_changed)
+    s->changed++;
+
+  struct engine_report const *rep = &res->report;
+  if (rep->facts.clone == ENGINE_CLONE_DONE)
+    s->reflinked++;
+  else if (rep->offloaded)
+    s->offloaded++;
+  else if (rep->direct && rep->fell_back)
+    {
+      s->fell_back++;
+      add_reason (s->why_fell_back, rep->why_not, rep->why_errno);
+    }
+  else if (rep->direct)
+    {
+      s->direct++;
+      if (rep->caveat)
+        s->cached_anyway++;
+    }
+  else
+    {
+      s->buffered++;
+      /* An empty file is streamed by the engine (a regular file of size
+         0 may be a /proc file with contents): say what it was.  */
+      bool empty = res->bytes == 0 && m && m->regular && m->size == 0;
+      add_reason (s->why_buffered, empty ? "empty file" : rep->why_not,
+                  empty ? 0 : rep->why_errno);
+    }
+}
+
+/* ---- printing ---- */
+
+/* R in words for people and scripts: "smaller than one buffer",
+   "direct I/O refused on write (Invalid argument)".  The cause in the
+   locale LOC (the C locale for JSON: keys a script can match, whatever
+   the user's language), or the user's when LOC is 0.  */
+static void
+reason_words (char *buf, size_t size, struct stats_reason const *r,
+              locale_t loc)
+{
+  char const *why = r->why;
+  char const *err = !r->err ? NULL
+                    : loc ? strerror_l (r->err, loc) : strerror (r->err);
+  char const *open = err ? " (" : "", *close = err ? ")" : "";
+  if (!err)
+    err = "";
+  if (!why)
+    snprintf (buf, size, "other");
+  else if (strcmp (why, "open") == 0 || strcmp (why, "read") == 0
+           || strcmp (why, "write") == 0)
+    snprintf (buf, size, "direct I/O refused on %s%s%s%s", why, open, err,
+              close);
+  else if (strcmp (why, "alignment") == 0)
+    snprintf (buf, size, "buffer size not a multiple of the alignment");
+  else
+    snprintf (buf, size, "%s%s%s%s", why, open, err, close);
+}
+
+/* Seconds since S->start, in microseconds.  */
+static uintmax_t
+elapsed_us (struct stats const *s)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  intmax_t us = (intmax_t) (now.tv_sec - s->start.tv_sec) * 1000000
+                + (now.tv_nsec - s->start.tv_nsec) / 1000;
+  return us > 0 ? us : 0;
+}
+
+/* Data bytes per second over US microseconds, in thousandths of a MiB:
+   fixed point, so that no locale puts a comma in a JSON number.  */
+static uintmax_t
+rate_milli_mib (uintmax_t bytes, uintmax_t us)
+{
+  if (us == 0)
+    return 0;
+  return (uintmax_t) ((long double) bytes * 1000 * 1000000
+                      / (1024.0L * 1024 * us) + 0.5L);
+}
+
+/* S as JSON's string: quotes, backslashes and control characters
+   escaped.  */
+static void
+json_string (FILE *f, char const *s)
+{
+  putc ('"', f);
+  for (; *s; s++)
+    {
+      unsigned char ch = *s;
+      if (ch == '"' || ch == '\\')
+        fprintf (f, "\\%c", ch);
+      else if (ch < 0x20)
+        fprintf (f, "\\u%04x", ch);
+      else
+        putc (ch, f);
+    }
+  putc ('"', f);
+}
+
+/* T as a JSON object: {"reason": files, ...}, reasons in LOC.  */
+static void
+json_reasons (FILE *f, char const *name, struct stats_reason const *t,
+              locale_t loc)
+{
+  fprintf (f, ",\"%s\":{", name);
+  for (int i = 0; i < STATS_REASONS && t[i].files; i++)
+    {
+      char words[256];
+      reason_words (words, sizeof words, &t[i], loc);
+      if (i)
+        putc (',', f);
+      json_string (f, words);
+      fprintf (f, ":%ju", t[i].files);
+    }
+  putc ('}', f);
+}
+
+static void
+print_json (FILE *f, struct stats const *s, unsigned long errors,
+            uintmax_t buffer_bytes, uintmax_t us)
+{
+  uintmax_t rate = rate_milli_mib (s->bytes, us);
+  fprintf (f, "{\"schema\":\"cp8M-stats\",\"version\":1"
+           ",\"files\":%ju,\"directories\":%ju,\"symlinks\":%ju"
+           ",\"specials\":%ju,\"hard_links\":%ju"
+           ",\"bytes\":%ju,\"hole_bytes\":%ju"
+           ",\"direct\":%ju,\"buffered\":%ju,\"fell_back\":%ju"
+           ",\"reflinked\":%ju,\"offloaded\":%ju,\"cached_anyway\":%ju",
+           s->files, s->directories, s->symlinks, s->specials,
+           s->hard_links, s->bytes, s->hole_bytes, s->direct, s->buffered,
+           s->fell_back, s->reflinked, s->offloaded, s->cached_anyway);
+  locale_t c = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
+  json_reasons (f, "buffered_why", s->why_buffered, c);
+  json_reasons (f, "fell_back_why", s->why_fell_back, c);
+  if (c)
+    freelocale (c);
+  fprintf (f, ",\"changed\":%ju,\"errors\":%lu"
+           ",\"elapsed_seconds\":%ju.%06ju,\"mib_per_second\":%ju.%03ju"
+           ",\"buffer_bytes\":%ju}\n",
+           s->changed, errors, us / 1000000, us % 1000000,
+           rate / 1000, rate % 1000, buffer_bytes);
+}
+
+/* N and the noun for it: "1 file", "2 files".  */
+static char const *
+counted (char *buf, size_t size, uintmax_t n, char const *one,
+         char const *many)
+{
+  snprintf (buf, size, "%ju %s", n, n == 1 ? one : many);
+  return buf;
+}
+
+/* ": reason N, reason M" for the table T, or nothing when empty.  */
+static void
+text_reasons (FILE *f, struct stats_reason const *t)
+{
+  for (int i = 0; i < STATS_REASONS && t[i].files; i++)
+    {
+      char words[256];
+      reason_words (words, sizeof words, &t[i], (locale_t) 0);
+      fprintf (f, "%s%s %ju", i ? ", " : ": ", words, t[i].files);
+    }
+}
+
+/* BYTES for people, in binary units: "4.0 MiB".  */
+static char const *
+human (char *buf, size_t size, uintmax_t bytes)
+{
+  static char const *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+  if (bytes < 1024)
+    return counted (buf, size, bytes, "byte", "bytes");
+  double v = bytes / 1024.0;
+  int u = 0;
+  while (v >= 1024 && u < 4)
+    {
+      v /= 1024;
+      u++;
+    }
+  snprintf (buf, size, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+static void
+print_text (FILE *f, struct stats const *s, unsigned long errors,
+            uintmax_t buffer_bytes, uintmax_t us)
+{
+  char a[64], b[64], c[64], d[64], e[64];
+  fprintf (f, "%s statistics:\n", diag_program_name ());
+  fprintf (f, "  copied     %s, %s, %s, %s, %s\n",
+           counted (a, sizeof a, s->files, "file", "files"),
+           counted (b, sizeof b, s->directories, "directory", "directories"),
+           counted (c, sizeof c, s->symlinks, "symbolic link",
+                    "symbolic links"),
+           counted (d, sizeof d, s->specials, "special file",
+                    "special files"),
+           counted (e, sizeof e, s->hard_links, "hard link", "hard links"));
+  fprintf (f, "  data       %ju bytes (%s), holes %ju bytes (%s)\n",
+           s->bytes, human (a, sizeof a, s->bytes), s->hole_bytes,
+           human (b, sizeof b, s->hole_bytes));
+  fprintf (f, "  direct     %s", counted (a, sizeof a, s->direct, "file",
+                                          "files"));
+  if (s->cached_anyway)
+    fprintf (f, " (%ju cached by the filesystem anyway)", s->cached_anyway);
+  fprintf (f, "\n  buffered   %s", counted (a, sizeof a, s->buffered, "file",
+                                             "files"));
+  text_reasons (f, s->why_buffered);
+  fprintf (f, "\n  fell back  %s", counted (a, sizeof a, s->fell_back, "file",
+                                             "files"));
+  text_reasons (f, s->why_fell_back);
+  fprintf (f, "\n  offloaded  %s (%ju reflinked, %ju by copy_file_range)\n",
+           counted (a, sizeof a, s->reflinked + s->offloaded, "file",
+                    "files"),
+           s->reflinked, s->offloaded);
+  uintmax_t rate = rate_milli_mib (s->bytes, us);
+  fprintf (f, "  changed    %s changed while copied\n",
+           counted (a, sizeof a, s->changed, "source", "sources"));
+  fprintf (f, "  errors     %lu\n", errors);
+  fprintf (f, "  time       %ju.%03ju s, %ju.%01ju MiB/s\n",
+           us / 1000000, us % 1000000 / 1000, rate / 1000,
+           rate % 1000 / 100);
+  fprintf (f, "  buffers    %s at most\n", human (a, sizeof a, buffer_bytes));
+}
+
+void
+stats_print (struct stats const *s, enum stats_format format,
+             unsigned long errors, uintmax_t buffer_bytes)
+{
+  /* -v's and --debug's lines are stdout's, and come first.  */
+  fflush (stdout);
+  uintmax_t us = elapsed_us (s);
+  if (format == STATS_JSON)
+    print_json (stderr, s, errors, buffer_bytes, us);
+  else
+    print_text (stderr, s, errors, buffer_bytes, us);
+  fflush (stderr);
+}

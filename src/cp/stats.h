@@ -1,0 +1,93 @@
+/* --stats: what a run copied and how, counted as each node is done and
+   printed on stderr at the end, as text or as one JSON object.
+
+   The counters belong to main; the walk reaches them through
+   copy_ctx->stats, which is NULL without --stats, so every stats_*
+   call below takes NULL and then does nothing (a run without --stats
+   pays for no counting, and none of its extra system calls).  Only what
+   was made counts: a node whose copy failed is in the error count (the
+   messages error () printed), not in the copied ones.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_STATS_H
+#define CP8M_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "engine/engine.h"
+#include "options.h"
+
+/* The reasons files did not go (all the way) direct: few and static
+   (the engine's words), so a short table, and one slot for the rest.  */
+enum { STATS_REASONS = 12 };
+struct stats_reason
+{
+  char const *why;   /* engine_report.why_not, or NULL for "other" */
+  int err;           /* engine_report.why_errno */
+  uintmax_t files;
+};
+
+/* Kinds of nodes made other than regular files copied as data.  */
+enum stats_kind
+{
+  STATS_DIRECTORY,   /* created, or merged into (it existed) */
+  STATS_SYMLINK,     /* copied, or made by -s */
+  STATS_SPECIAL,     /* FIFO, device or socket */
+  STATS_HARD_LINK    /* -l, or a link to an earlier copy (-a, -u) */
+};
+
+struct stats
+{
+  struct timespec start;   /* CLOCK_MONOTONIC, at the start of main */
+  uintmax_t files;         /* regular files copied (--attributes-only's
+                              included) */
+  uintmax_t directories, symlinks, specials, hard_links;
+  uintmax_t bytes;         /* data in the copies (holes left out) */
+  uintmax_t hole_bytes;    /* holes in the regular copies */
+  uintmax_t direct;        /* all data direct (tail aside) */
+  uintmax_t buffered;      /* no direct I/O at all */
+  uintmax_t fell_back;     /* began direct, finished buffered */
+  uintmax_t reflinked;     /* FICLONE */
+  uintmax_t offloaded;     /* copy_file_range moved it all */
+  uintmax_t cached_anyway; /* direct, but the filesystem caches anyway */
+  uintmax_t changed;       /* sources that changed while copied */
+  struct stats_reason why_buffered[STATS_REASONS];
+  struct stats_reason why_fell_back[STATS_REASONS];
+};
+
+/* Zero *S and note the time: call first thing in main.  */
+void stats_start (struct stats *s);
+
+/* What a copy holds, measured on its descriptor once the data is in.  */
+struct stats_copy
+{
+  bool regular;      /* the copy is a regular file: SIZE and HOLES say */
+  off_t size;
+  off_t holes;       /* bytes of holes, as SEEK_HOLE and SEEK_DATA find
+                        them (0 where the filesystem cannot say) */
+};
+
+/* Fill *M for the copy open as FD.  */
+void stats_measure (int fd, struct stats_copy *m);
+
+/* One regular file copied: RES is the engine's result and M its copy as
+   stats_measure found it, both NULL when no data moved
+   (--attributes-only).  */
+void stats_file (struct stats *s, struct engine_result const *res,
+                 struct stats_copy const *m);
+
+/* When OK, count one node of KIND made.  Return OK, so that a return
+   statement can count what it returns.  */
+bool stats_made (struct stats *s, enum stats_kind kind, bool ok);
+
+/* Print S on stderr in FORMAT, after flushing stdout so that -v's lines
+   come first on a shared terminal.  ERRORS: the messages printed;
+   BUFFER_BYTES: the engine's buffers at their peak.  */
+void stats_print (struct stats const *s, enum stats_format format,
+                  unsigned long errors, uintmax_t buffer_bytes);
+
+#endif
