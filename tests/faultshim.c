@@ -43,6 +43,24 @@
        ENOENT.  Names relative to a directory descriptor are made
        absolute through /proc/self/fd; symlinks are left alone.
 
+   For --verify (tests/verify.sh):
+   FAULTSHIM_FLIP=PREFIX
+       the first write of data (write, pwrite, pwritev, pwritev2 and
+       their 64 forms) through a descriptor whose /proc/self/fd link
+       starts with PREFIX goes out with the first byte of its buffer
+       inverted, as a bad cable or controller would send it; the caller's
+       buffer is then put back as it was.  Once per process.
+   FAULTSHIM_CHANGE=PREFIX
+       the first open for reading only of a /proc/self/fd/N name whose
+       link starts with PREFIX (how cp8M reopens a destination to read
+       it back) first inverts the file's first byte through a descriptor
+       of its own, as another process writing meanwhile would.  Once per
+       process.
+   FAULTSHIM_NODIRECT=PREFIX
+       such an open with O_DIRECT fails with EINVAL, as on a file system
+       that refuses direct I/O.
+   Give PREFIX as for FAULTSHIM_CLOSE_EIO.
+
    Every other call passes through unchanged.  The shim's own I/O uses
    raw system calls so that it never re-enters its wrappers.
 
@@ -106,6 +124,30 @@ writable (int flags)
 {
   return flags >= 0 && ((flags & O_ACCMODE) == O_WRONLY
                         || (flags & O_ACCMODE) == O_RDWR);
+}
+
+/* True if the link NAME (a /proc/self/fd entry) leads to a name that
+   starts with the prefix in the environment variable VAR.  */
+static bool
+link_matches (char const *name, char const *var)
+{
+  char const *prefix = getenv (var);
+  if (!prefix || !*prefix)
+    return false;
+  char target[PATH_MAX];
+  ssize_t n = readlink (name, target, sizeof target - 1);
+  if (n <= 0)
+    return false;
+  target[n] = '\0';
+  return strncmp (target, prefix, strlen (prefix)) == 0;
+}
+
+static bool
+fd_matches (int fd, char const *var)
+{
+  char link[64];
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  return link_matches (link, var);
 }
 
 static struct
@@ -325,6 +367,43 @@ copy_file_range (int in, off_t *in_off, int out, off_t *out_off,
 
 /* ---- writes ---- */
 
+static int flipped;   /* FAULTSHIM_FLIP's one flip happened */
+
+/* If this write of LEN bytes of BUF through FD is the one FAULTSHIM_FLIP
+   corrupts, invert BUF's first byte and return true: the caller writes,
+   then calls unflip.  */
+static bool
+flip (int fd, void const *buf, size_t len)
+{
+  if (len == 0 || !buf || __atomic_load_n (&flipped, __ATOMIC_SEQ_CST)
+      || !fd_matches (fd, "FAULTSHIM_FLIP")
+      || __atomic_exchange_n (&flipped, 1, __ATOMIC_SEQ_CST))
+    return false;
+  *(unsigned char *) buf ^= 0xff;
+  return true;
+}
+
+static void
+unflip (bool did, void const *buf)
+{
+  if (did)
+    *(unsigned char *) buf ^= 0xff;
+}
+
+/* The first nonempty piece of IOV, and its length in *LEN.  */
+static void const *
+first_base (struct iovec const *iov, int n, size_t *len)
+{
+  for (int i = 0; i < n; i++)
+    if (iov[i].iov_len > 0)
+      {
+        *len = iov[i].iov_len;
+        return iov[i].iov_base;
+      }
+  *len = 0;
+  return NULL;
+}
+
 ssize_t
 write (int fd, void const *buf, size_t len)
 {
@@ -335,7 +414,10 @@ write (int fd, void const *buf, size_t len)
       errno = EINVAL;
       return -1;
     }
-  return real_write (fd, buf, len);
+  bool did = flip (fd, buf, len);
+  ssize_t r = real_write (fd, buf, len);
+  unflip (did, buf);
+  return r;
 }
 
 #define WRAP_PWRITE(name)                                               \
@@ -348,7 +430,10 @@ write (int fd, void const *buf, size_t len)
         errno = EINVAL;                                                 \
         return -1;                                                      \
       }                                                                 \
-    return real_##name (fd, buf, len, off);                             \
+    bool did = flip (fd, buf, len);                                     \
+    ssize_t r = real_##name (fd, buf, len, off);                        \
+    unflip (did, buf);                                                  \
+    return r;                                                           \
   }
 
 #define WRAP_PWRITEV(name)                                              \
@@ -361,7 +446,12 @@ write (int fd, void const *buf, size_t len)
         errno = EINVAL;                                                 \
         return -1;                                                      \
       }                                                                 \
-    return real_##name (fd, iov, n, off);                               \
+    size_t len;                                                         \
+    void const *b = first_base (iov, n, &len);                          \
+    bool did = flip (fd, b, len);                                       \
+    ssize_t r = real_##name (fd, iov, n, off);                          \
+    unflip (did, b);                                                    \
+    return r;                                                           \
   }
 
 #define WRAP_PWRITEV2(name)                                             \
@@ -375,7 +465,12 @@ write (int fd, void const *buf, size_t len)
         errno = EINVAL;                                                 \
         return -1;                                                      \
       }                                                                 \
-    return real_##name (fd, iov, n, off, flags);                        \
+    size_t len;                                                         \
+    void const *b = first_base (iov, n, &len);                          \
+    bool did = flip (fd, b, len);                                       \
+    ssize_t r = real_##name (fd, iov, n, off, flags);                   \
+    unflip (did, b);                                                    \
+    return r;                                                           \
   }
 
 WRAP_PWRITE (pwrite)
@@ -400,16 +495,7 @@ close (int fd)
   bool direct_only = getenv ("FAULTSHIM_CLOSE_DIRECT_ONLY") != NULL;
   bool victim = false;
   if (writable (fl) && (!direct_only || (fl & O_DIRECT)))
-    {
-      char link[64], target[PATH_MAX];
-      snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
-      ssize_t n = readlink (link, target, sizeof target - 1);
-      if (n > 0)
-        {
-          target[n] = '\0';
-          victim = strncmp (target, prefix, strlen (prefix)) == 0;
-        }
-    }
+    victim = fd_matches (fd, "FAULTSHIM_CLOSE_EIO");
   int r = real_close (fd);
   if (victim && r == 0)
     {
@@ -449,6 +535,44 @@ vanish_match (int dirfd, char const *path)
   return strncmp (full, prefix, strlen (prefix)) == 0;
 }
 
+/* ---- a destination read back (--verify) ---- */
+
+static int changed;   /* FAULTSHIM_CHANGE's one change happened */
+
+static bool
+proc_fd_name (char const *path)
+{
+  return strncmp (path, "/proc/self/fd/", 14) == 0;
+}
+
+/* Before an open of PATH with FLAGS: FAULTSHIM_CHANGE's change.  Return
+   false when FAULTSHIM_NODIRECT refuses the open (errno EINVAL).  */
+static bool
+before_reread (char const *path, int flags)
+{
+  if ((flags & O_ACCMODE) != O_RDONLY || !proc_fd_name (path))
+    return true;
+  if ((flags & O_DIRECT) && link_matches (path, "FAULTSHIM_NODIRECT"))
+    {
+      errno = EINVAL;
+      return false;
+    }
+  if (__atomic_load_n (&changed, __ATOMIC_SEQ_CST)
+      || !link_matches (path, "FAULTSHIM_CHANGE")
+      || __atomic_exchange_n (&changed, 1, __ATOMIC_SEQ_CST))
+    return true;
+  int fd = syscall (SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+  unsigned char c;
+  if (fd >= 0 && syscall (SYS_pread64, fd, &c, 1, (off_t) 0) == 1)
+    {
+      c ^= 0xff;
+      syscall (SYS_pwrite64, fd, &c, 1, (off_t) 0);
+    }
+  if (fd >= 0)
+    syscall (SYS_close, fd);
+  return true;
+}
+
 static void
 maybe_vanish (int dirfd, char const *path, int flags)
 {
@@ -478,6 +602,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
     REAL (name);                                                        \
     OPEN_MODE (flags, flags);                                           \
     maybe_vanish (AT_FDCWD, path, flags);                               \
+    if (!before_reread (path, flags))                                   \
+      return -1;                                                        \
     return real_##name (path, flags, mode);                             \
   }
 
@@ -499,6 +625,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
   {                                                                     \
     REAL (name);                                                        \
     maybe_vanish (AT_FDCWD, path, flags);                               \
+    if (!before_reread (path, flags))                                   \
+      return -1;                                                        \
     return real_##name (path, flags);                                   \
   }
 

@@ -20,6 +20,7 @@
 #include "same-inode.h"
 #include "sync.h"
 #include "unistd-safer.h"
+#include "verify.h"
 
 /* Open the existing DST for writing; with -f, remove it if that fails
    (setting *DST_NEW).  Return the descriptor, or -1 with errno set (and
@@ -61,6 +62,7 @@ struct data_debug
   struct engine_result res;   /* its facts start as GNU's do */
   char const *dest;           /* how the destination was written */
   struct stats_copy copy;     /* --stats: the copy's size and holes */
+  struct engine_verify_result ver;  /* --verify's check */
 };
 
 /* Move the data of SRC_FD into D, which is kept shorter than the source
@@ -72,6 +74,7 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   struct data_debug *dbg = c->file_debug;
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
+  req.verify = c->o->verify;
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
@@ -79,6 +82,10 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
     stats_measure (d->fd, &dbg->copy);
   dbg->engine_ok = ok;
   dbg->dest = dest_describe (d);
+  /* Before the metadata and the name: a new copy that fails is never
+     linked into place.  */
+  if (ok && req.verify)
+    ok = verify_copy (c, src, src_fd, d, &dbg->res, &dbg->ver);
   return ok;
 }
 
@@ -232,6 +239,8 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
               c->memory_said = true;
             }
           diag_debug_lines (&dbg.res, dbg.dest);
+          if (o->verify)
+            verify_debug_line (&dbg.ver);
         }
     }
   return ok;

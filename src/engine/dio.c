@@ -192,6 +192,18 @@ reopen_same (int fd, int flags)
 }
 #endif
 
+int
+dio_reopen (int fd, int flags)
+{
+#ifdef __linux__
+  return reopen_same (fd, flags);
+#else
+  (void) fd, (void) flags;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
 bool
 dio_enable (int fd, int accmode, struct dio_fd *out)
 {

@@ -43,6 +43,12 @@ struct dio_fd
   bool flag_set;    /* FD is the caller's, with a direct flag now set */
 };
 
+/* Open the file FD refers to once more with FLAGS (O_CLOEXEC added), as
+   a new open file description: through /proc/self/fd on Linux.  Return
+   the descriptor, or -1 with errno (EXDEV when another file answered,
+   ENOSYS where there is no such path).  */
+int dio_reopen (int fd, int flags);
+
 /* Make direct I/O available on the file open as FD (ACCMODE is O_RDONLY
    or O_WRONLY).  Where it can (Linux), it opens the same file again with
    O_DIRECT, so FD itself stays a plain descriptor for unaligned tails and

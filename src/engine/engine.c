@@ -21,6 +21,7 @@
 #include "reflink.h"
 #include "rw.h"
 #include "sparse.h"
+#include "verify.h"
 
 /* Devices that refused direct I/O, so later files on them do not ask
    again.  A handful is plenty: a copy touches few devices.  */
@@ -35,6 +36,7 @@ struct engine_ctx
   bool short_of_memory;  /* an allocation failed: fewer or smaller buffers */
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
+  struct verify_rec verify;  /* what the last copy read, for --verify */
 };
 
 static size_t
@@ -70,6 +72,7 @@ engine_ctx_free (struct engine_ctx *ctx)
     {
       for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
         free (ctx->buffers[i]);
+      verify_rec_free (&ctx->verify);
       free (ctx);
     }
 }
@@ -171,6 +174,14 @@ fail (struct engine_result *res, enum engine_side side, int err)
 {
   res->side = side;
   res->err = err;
+  return false;
+}
+
+static bool
+fail_verify (struct engine_verify_result *vr, int err)
+{
+  vr->side = ENGINE_SIDE_NONE;
+  vr->err = err;
   return false;
 }
 
@@ -390,12 +401,16 @@ copy_stream (struct file_copy *fc)
   f->ran = true;
   f->zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
                    && S_ISREG (fc->dst_st.st_mode);
+  struct verify_rec *vrec = &fc->ctx->verify;
   if (f->reflink_allowed && !f->zero_detect)
     {
       int done = offload_stream (fc);
+      if (done > 0 || res->bytes > 0)
+        verify_rec_by_source (vrec, "data cloned or offloaded");
       if (done != 0)
         {
           res->report.offloaded = true;
+          vrec->size = res->bytes;
           return done > 0;
         }
     }
@@ -409,15 +424,19 @@ copy_stream (struct file_copy *fc)
       ssize_t n = read_arrived (fc->src_fd, buf, size, &eof);
       if (n < 0)
         return fail (res, ENGINE_SIDE_READ, errno);
+      /* Hashed as read: a write that changes the bytes is caught.  */
+      uint64_t hash = vrec->hashing ? verify_hash (buf, n) : 0;
       bool written = f->zero_detect
                      ? write_sparse (fc->dst_fd, buf, n, pos, &data_end)
                      : rw_write_full (fc->dst_fd, buf, n, -1, &no_flags)
                        == (size_t) n;
       if (!written)
         return fail (res, ENGINE_SIDE_WRITE, errno);
+      verify_rec_add (vrec, res->bytes, n, hash);
       pos += n;
       res->bytes += n;
     }
+  vrec->size = res->bytes;
   /* Zeros at the end were not written: the size says them.  */
   if (f->zero_detect)
     {
@@ -497,6 +516,7 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .zero_detect = fc->res->report.facts.zero_detect,
     .sequential = fc->sequential,
     .hold_last = fc->req->in_place,
+    .verify = fc->ctx->verify.hashing ? &fc->ctx->verify : NULL,
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
     .ended_at = -1,
   };
@@ -697,6 +717,7 @@ finish_copy (struct file_copy *fc)
   int rflags = fc->dontcache ? RWF_DONTCACHE : 0;
   int wflags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
   char *buf = fc->ctx->buffers[0];
+  struct verify_rec *vrec = &fc->ctx->verify;
   for (;;)
     {
       ssize_t n = rw_at (fc->src_fd, false, buf, fc->ctx->cfg.buffer_size,
@@ -707,12 +728,15 @@ finish_copy (struct file_copy *fc)
         return fail (fc->res, ENGINE_SIDE_READ, errno);
       if (n == 0)
         break;
+      uint64_t hash = vrec->hashing ? verify_hash (buf, n) : 0;
       if (rw_write_full (fc->dst_fd, buf, n, fc->sequential ? -1 : off,
                          &wflags) < (size_t) n)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
+      verify_rec_add (vrec, off, n, hash);
       off += n;
       fc->res->bytes += n;
     }
+  vrec->size = off;
   /* Without holes and without an early end, the writes set the size.  */
   if (S_ISREG (fc->dst_st.st_mode)
       && (fc->make_holes || off < fc->src_st.st_size)
@@ -743,6 +767,8 @@ offload_pass (struct file_copy *fc, struct chunker *chunks)
   job.offload = true;
   chunks->limit = fc->src_st.st_size;
   pipeline_run (&job, fc->ctx->buffers, 1);
+  if (job.offload_moved)
+    verify_rec_by_source (&fc->ctx->verify, "data cloned or offloaded");
   /* It stops at a failure: the last word is that.  */
   if (job.offload_failed)
     f->offload = ENGINE_OFFLOAD_FAILED;
@@ -840,6 +866,8 @@ copy_file (struct file_copy *fc)
           f->clone = ENGINE_CLONE_DONE;
           res->report.offloaded = true;
           res->bytes = S_ISREG (fc->src_st.st_mode) ? fc->src_st.st_size : 0;
+          verify_rec_by_source (&fc->ctx->verify, "data cloned or offloaded");
+          fc->ctx->verify.size = res->bytes;
           return true;
         }
       f->clone = reflink_clone_fatal (err) ? ENGINE_CLONE_FAILED
@@ -864,6 +892,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     .depth = 1 } };
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };
+  verify_rec_start (&ctx->verify, req->verify);
   if (fstat (src_fd, &fc.src_st) != 0)
     return fail (res, ENGINE_SIDE_READ, errno);
   if (fstat (dst_fd, &fc.dst_st) != 0)
@@ -885,5 +914,35 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     ok = fail (res, ENGINE_SIDE_READ, errno);
   if (!dio_release (&plain_dst) && ok)
     ok = fail (res, ENGINE_SIDE_WRITE, errno);
+  return ok;
+}
+
+bool
+engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
+               struct engine_verify_result *vr)
+{
+  *vr = (struct engine_verify_result) { .mismatch_at = -1 };
+  if (!ctx->verify.active)
+    return true;
+  /* A buffer for each side when the copies had two (no allocation
+     beyond the memory budget); with only one, each side gets half.  */
+  if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
+    return fail_verify (vr, ENOMEM);
+  struct verify_io io = { .dst_fd = dst_fd, .buf = ctx->buffers[0],
+                          .src_buf = ctx->buffers[1],
+                          .block = ctx->cfg.buffer_size,
+                          .buffer_align = ctx->buffer_align };
+  if (!io.src_buf)
+    {
+      io.block = ctx->cfg.buffer_size / 2;
+      io.block -= io.block % 512;
+      io.src_buf = io.buf + io.block;
+    }
+  /* A source opened with O_DIRECT behind our back reads plainly here.  */
+  struct dio_fd plain_src;
+  dio_plain (src_fd, O_RDONLY, &plain_src);
+  io.src_fd = plain_src.fd;
+  bool ok = verify_run (&ctx->verify, &io, vr);
+  dio_release (&plain_src);
   return ok;
 }

@@ -72,6 +72,7 @@ struct engine_request
                       existing destination overwritten in place): its
                       size stays below the source's until every byte is
                       written.  False for a file no name reaches yet.  */
+  bool verify;     /* record what is read for engine_verify (--verify) */
 };
 
 /* Which side an error came from.  */
@@ -196,5 +197,36 @@ size_t engine_buffer_bytes (struct engine_ctx const *ctx);
 bool engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
                   struct engine_request const *req,
                   struct engine_result *res);
+
+/* What engine_verify found.  Strings are static.  */
+struct engine_verify_result
+{
+  bool checked;          /* the destination was read back and compared */
+  char const *how;       /* "xxh3" or "byte by byte" */
+  char const *how_why;   /* why byte by byte ("built without libxxhash",
+                            "data cloned or offloaded"...), or NULL */
+  bool direct;           /* read back with direct I/O */
+  char const *note;      /* why not checked, or why the page cache may
+                            have answered (buffered re-read), or NULL */
+  int note_errno;        /* errno behind NOTE, or 0 */
+  off_t mismatch_at;     /* where the first piece that differs begins
+                            (the copy is good below it), or -1 */
+  int err;               /* errno of a read error, 0 otherwise */
+  enum engine_side side; /* READ: re-reading the source; WRITE: reading
+                            the destination back */
+};
+
+/* Check the copy engine_copy last made with REQ->verify set: read the
+   destination DST_FD back (a second, direct descriptor where the file
+   system allows it) and compare it with the hashes taken of what was read
+   from SRC_FD, or, where there are none (no libxxhash, data cloned or
+   offloaded), with SRC_FD itself byte by byte.  The destination's size
+   must be the one the copy gave it and the source's holes must read as
+   zeros.  A destination that cannot be read back (not a regular file)
+   or a stream source without hashes is not checked.  Fill *VR; return
+   true when the copy matched or was not checked, false on a mismatch
+   (VR->mismatch_at >= 0) or a read error (VR->err, VR->side).  */
+bool engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
+                    struct engine_verify_result *vr);
 
 #endif

@@ -140,6 +140,7 @@ hand_back_refused (struct io_job *job, enum engine_side side, int err,
 struct flags
 {
   int read, write;
+  off_t handed_back_at;  /* where write_at last handed a range back */
 };
 
 /* Write LEN bytes of BUF at OFF.  If direct I/O is refused part way, hand
@@ -155,8 +156,11 @@ write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
   if (done == len)
     return true;
   if (job->direct && dio_refusal (errno))
-    hand_back_refused (job, ENGINE_SIDE_WRITE, errno, off + done,
-                       redo_end - (off + done));
+    {
+      fl->handed_back_at = off + done;
+      hand_back_refused (job, ENGINE_SIDE_WRITE, errno, off + done,
+                         redo_end - (off + done));
+    }
   else
     hard_error (job, ENGINE_SIDE_WRITE, errno);
   return false;
@@ -196,6 +200,42 @@ add_bytes (struct io_job *job, off_t n)
   pthread_mutex_lock (&job->lock);
   job->bytes += n;
   pthread_mutex_unlock (&job->lock);
+}
+
+/* For --verify: the piece [OFF, OFF + LEN) of the destination now holds
+   bytes that hashed to HASH when they were read.  */
+static void
+add_hash (struct io_job *job, off_t off, off_t len, uint64_t hash)
+{
+  pthread_mutex_lock (&job->lock);
+  verify_rec_add (job->verify, off, len, hash);
+  pthread_mutex_unlock (&job->lock);
+}
+
+/* Write the chunk R of BUF, read as it is, and record its hash when JOB
+   verifies: taken before the write, so that anything that changes the
+   bytes on their way to the device shows.  A write that direct I/O
+   refused part way leaves the part before the refusal recorded (the
+   rest is copied, and hashed, again).  Return the write's success.  */
+static bool
+write_hashed (struct io_job *job, struct flags *fl, char *buf,
+              struct io_range r)
+{
+  if (!job->verify)
+    return write_chunk (job, fl, buf, r);
+  uint64_t hash = verify_hash (buf, r.len);
+  fl->handed_back_at = -1;
+  if (write_chunk (job, fl, buf, r))
+    {
+      add_hash (job, r.off, r.len, hash);
+      return true;
+    }
+  if (fl->handed_back_at > r.off)
+    {
+      off_t len = fl->handed_back_at - r.off;
+      add_hash (job, r.off, len, verify_hash (buf, len));
+    }
+  return false;
 }
 
 /* Move the chunk R with copy_file_range.  If it refuses (or, at the
@@ -251,7 +291,8 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
   if (r.zero)
     {
       memset (buf, 0, r.len);
-      if (write_at (job, fl, buf, r.off, r.len, r.off + r.len))
+      if (job->verify ? write_hashed (job, fl, buf, r)
+                      : write_at (job, fl, buf, r.off, r.len, r.off + r.len))
         add_bytes (job, r.len);
       return;
     }
@@ -288,7 +329,7 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
          guess (sysfs says 4096).  Copy what there is and stop; the caller
          tells the two apart.  */
       struct io_range part = { r.off, got, false };
-      if (got > 0 && write_chunk (job, fl, buf, part))
+      if (got > 0 && write_hashed (job, fl, buf, part))
         add_bytes (job, got);
       pthread_mutex_lock (&job->lock);
       if (job->ended_at < 0 || r.off + got < job->ended_at)
@@ -297,7 +338,7 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
       pthread_mutex_unlock (&job->lock);
       return;
     }
-  if (write_chunk (job, fl, buf, r))
+  if (write_hashed (job, fl, buf, r))
     add_bytes (job, r.len);
 }
 
@@ -364,7 +405,7 @@ work (void *arg)
 {
   struct worker *w = arg;
   struct io_job *job = w->job;
-  struct flags fl = { job->read_flags, job->write_flags };
+  struct flags fl = { job->read_flags, job->write_flags, -1 };
   for (;;)
     {
       struct io_range r;

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "engine.h"
+#include "verify.h"
 
 /* A byte range of the file.  */
 struct io_range
@@ -66,6 +67,8 @@ struct io_job
                            every other chunk is written */
   size_t buffer_size;
   struct chunker *chunks;
+  struct verify_rec *verify;  /* record each piece's hash (under LOCK),
+                                 or NULL */
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */

@@ -1,0 +1,31 @@
+/* --verify in the cp layer: after the engine copied a regular file's
+   data, have it read the destination back, and turn what it found into
+   GNU-style messages.  Part of the cp layer.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_CP_VERIFY_H
+#define CP8M_CP_VERIFY_H
+
+#include <stdbool.h>
+
+#include "copy.h"
+#include "dest.h"
+
+/* Check the copy the engine just made from SRC (open as SRC_FD) into D,
+   whose engine_copy result is RES; fill *VR for --debug.  On a mismatch
+   say "verification failed for 'DST'" and, when D is an existing file
+   overwritten in place, cut it at the first piece that differs, so that
+   it stays shorter than the source like any failed copy (a new one is
+   left to dest_abort).  A read error is reported as "error reading" the
+   file it came from.  A source that changed while it was copied is
+   reported when the copy checked out.  Return true when the copy
+   matched or could not be checked.  */
+bool verify_copy (struct copy_ctx *c, struct loc const *src, int src_fd,
+                  struct dest const *d, struct engine_result const *res,
+                  struct engine_verify_result *vr);
+
+/* Print --debug's line saying how VR's check was done (or why not).  */
+void verify_debug_line (struct engine_verify_result const *vr);
+
+#endif

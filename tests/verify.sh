@@ -1,0 +1,163 @@
+#!/bin/sh
+# --verify (issue 13):
+# (a) plain copies pass, silently: files not a multiple of 4096 (direct
+#     body and buffered tail), several buffers, an empty file, a sparse
+#     file, --sparse=always, a stream source, a tree with -r;
+# (b) tests/faultshim.so inverts a byte of the first write to the new
+#     destination, after cp8M hashed it: "verification failed for 'DST'",
+#     exit 1, nothing under the new name; an existing destination is left
+#     shorter than the source (same inode); without --verify the same
+#     shim makes a wrong copy and exit 0 (so the shim works);
+# (c) the shim changes the destination just before it is read back:
+#     verification failed too, also when it refuses direct I/O (the
+#     check reads buffered and --debug says so);
+# (d) a source that grows on its first read (the same shim):
+#     exit 0, the notice "'s' changed while being copied; the copy
+#     matches what was read", the grown contents;
+# (e) --debug says how each file was checked ("verify: ...").
+# The shim needs a dynamically linked cp8M: under make static-check the
+# parts (b) to (d) are skipped (noted in the log).
+. "${abs_top_srcdir:-.}/tests/init.sh"
+. "$abs_top_srcdir/tests/crash-lib.sh"
+
+M=1048576
+if grep -q '^#define HAVE_LIBXXHASH 1' "$abs_top_builddir/config.h"; then
+  xxh=yes how=xxh3
+else
+  xxh=no how='byte by byte (built without libxxhash)'
+fi
+note "built with libxxhash: $xxh"
+
+random_file a $((3*M + 1234))
+random_file big $((9*M + 5))
+: >empty
+# Data, a 2 MiB hole, data, and a trailing hole.
+random_file part 70000
+dd if=part of=sparse bs=4096 conv=notrunc status=none &&
+  dd if=part of=sparse bs=4096 seek=$((2*M/4096)) conv=notrunc status=none &&
+  truncate -s $((5*M)) sparse || exit 99
+head -c $((M + 7)) /dev/zero >zeros
+
+# ---- (a) good copies pass silently ----
+for opt in --direct=always --direct=never --direct=auto --sparse=always \
+           --buffer-size=64K; do
+  for f in a big empty sparse zeros; do
+    rm -f "$f.copy"
+    expect 0 '' cp8M --verify $opt "$f" "$f.copy"
+    cmp -s "$f" "$f.copy" || fail "--verify $opt $f: wrong copy"
+  done
+done
+cat a | cp8M --verify /dev/stdin a.piped 2>"$work/err" ||
+  fail "stream source: $(cat "$work/err")"
+cmp -s a a.piped || fail "stream source: wrong copy"
+mkdir -p tree/sub && cp a big empty sparse tree/ && cp a tree/sub/ || exit 99
+expect 0 '' cp8M -r --verify tree tree.copy
+diff -r tree tree.copy >/dev/null || fail "-r --verify: trees differ"
+note "(a) good copies pass"
+
+# ---- (e) --debug says how ----
+debug_says () {   # WHAT PATTERN: the last run's stdout has a line PATTERN
+  grep -qx "$2" "$work/.out" ||
+    fail "$1: --debug did not say '$2' (got: $(grep verify "$work/.out"))"
+}
+rm -f a.copy
+expect 0 '' cp8M --debug --verify --direct=always a a.copy
+debug_says "direct" "verify: $how, direct"
+expect 0 '' cp8M --debug --verify a /dev/null
+debug_says "/dev/null" "verify: no (the destination cannot be read back)"
+cat a | cp8M --debug --verify /dev/stdin a.piped >"$work/.out" 2>&1 ||
+  fail "stream source with --debug failed"
+if [ $xxh = yes ]; then
+  debug_says "stream" "verify: xxh3, .*"
+else
+  debug_says "stream" \
+    "verify: no (a stream cannot be read again; built without libxxhash)"
+fi
+# copy_file_range moves the data (ext4 on this file system): no hashes.
+rm -f a.copy
+expect 0 '' cp8M --debug --verify --reflink=auto a a.copy
+if grep -q '^copy offload: yes' "$work/.out"; then
+  debug_says "offloaded" \
+    "verify: byte by byte ($( [ $xxh = yes ] && echo 'data cloned or offloaded' || echo 'built without libxxhash')), .*"
+fi
+# Without --verify, no such line.
+expect 0 '' cp8M --debug a a.copy2
+! grep -q '^verify' "$work/.out" || fail "--debug without --verify says verify"
+note "(e) --debug says how"
+
+# ---- the shim ----
+if ! shim_usable; then
+  note "cp8M is static: LD_PRELOAD cannot reach it, (b) to (d) skipped"
+  exit 0
+fi
+pre=$(shim_preload cp8M)
+
+# ---- (b) a byte inverted on its way to the disk ----
+fresh () { rm -rf "$1" && mkdir "$1" || exit 99; }
+for opt in --direct=always --direct=never --buffer-size=64K; do
+  for f in a big; do
+    fresh d
+    expect 1 "cp8M: verification failed for 'd/$f'" \
+      env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" \
+        cp8M --verify $opt "$f" d/
+    [ -z "$(entries d)" ] || fail "$opt $f: left '$(entries d)' behind"
+    # Existing destination, overwritten in place: left short.
+    cp big "d/$f" && ino=$(inode "d/$f") || exit 99
+    expect 1 "cp8M: verification failed for 'd/$f'" \
+      env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" \
+        cp8M --verify $opt "$f" d/
+    [ "$(inode "d/$f")" = "$ino" ] || fail "$opt $f: not the same inode"
+    [ "$(size "d/$f")" -lt "$(size "$f")" ] ||
+      fail "$opt $f: existing destination not shorter than the source"
+  done
+done
+if [ $xxh = yes ]; then
+  # A stream source is checked against its hashes (its copy is kept, as
+  # any stream's copy that fails).
+  fresh d
+  cat a | env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" \
+    cp8M --verify /dev/stdin d/p 2>"$work/err"
+  [ $? -eq 1 ] && grep -qx "cp8M: verification failed for 'd/p'" "$work/err" ||
+    fail "stream source, flipped: $(cat "$work/err")"
+fi
+# Without --verify the shim really corrupts the copy, and nothing sees it.
+fresh d
+expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" cp8M a d/
+! cmp -s a d/a || fail "the flip shim did not change the copy"
+note "(b) a byte changed on its way to the disk is caught"
+
+# ---- (c) the destination changes before it is read back ----
+for opt in --direct=always --direct=never; do
+  fresh d
+  expect 1 "cp8M: verification failed for 'd/a'" \
+    env LD_PRELOAD="$pre" FAULTSHIM_CHANGE="$work/d/" \
+      cp8M --verify $opt a d/
+  [ -z "$(entries d)" ] || fail "change $opt: left '$(entries d)' behind"
+done
+# The same when the destination refuses direct I/O: read buffered.
+fresh d
+expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
+  cp8M --debug --verify a d/
+debug_says "no direct" \
+  "verify: $how, buffered (direct I/O refused: Invalid argument; the page cache may have answered)"
+fresh d
+expect 1 "cp8M: verification failed for 'd/a'" \
+  env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
+    FAULTSHIM_CHANGE="$work/d/" cp8M --verify a d/
+note "(c) a destination changed before the check is caught"
+
+# ---- (d) a source that grows while it is copied ----
+random_file extra 5000
+for opt in --direct=always --direct=never; do
+  cp big s && rm -f s.copy || exit 99
+  expect 0 "cp8M: 's' changed while being copied; the copy matches what was read" \
+    env LD_PRELOAD="$pre" FAULTSHIM_SRC="$work/s" FAULTSHIM_APPEND=extra \
+      cp8M --verify $opt s s.copy
+  cat big extra | cmp -s - s.copy || fail "grown source $opt: wrong copy"
+done
+# Without --verify it is not said (GNU cp says nothing either).
+cp big s && rm -f s.copy || exit 99
+expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_SRC="$work/s" \
+  FAULTSHIM_APPEND=extra cp8M s s.copy
+note "(d) a changed source is reported, the copy kept"
+exit 0
