@@ -152,6 +152,7 @@ for args in "-l -s f new" "-ls f new" "--link --symbolic-link f new" \
             "--preserve=mode,bogus f g" "--no-preserve=foo f g" "--preserve= f g" \
             "--sparse=sometimes f g" "--reflink=bogus f g" "--sparse f g" \
             "--s f g" "--st f g" "--su=.x -v f g" "--verb f new" "--ver" \
+            "--sy f g" "--v f g" "--stri f g" \
             "--preserve=m f new" "--preserve=l,t -v f new" "--reflink=nev f new" \
             "-Tt dd f"; do
   # shellcheck disable=SC2086

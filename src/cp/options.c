@@ -210,25 +210,65 @@ selinux_enabled (void)
   return access ("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
-/* "--b" would be ambiguous between GNU's --backup and cp8M's
-   --buffer-size; GNU scripts write "--b=simple" and must keep working,
-   so GNU's option wins the abbreviation.  */
+/* GNU cp's options come first in long_options[]; this one is cp8M's
+   first own option.  */
+#define FIRST_OWN_OPTION "buffer-size"
+
+/* GNU scripts abbreviate GNU's options, and the abbreviations must keep
+   meaning what they mean to GNU cp: "--b" is --backup (not ambiguous
+   with --buffer-size), "--st" --strip-trailing-slashes (not --stats), and
+   "--s" or "--ver" are ambiguous with GNU's own list of candidates.  So
+   an abbreviation that fits one of GNU's options is written out in full
+   in ARGV, and one that fits several takes cp8M's own options out of
+   TABLE (N entries), for getopt to report it as GNU cp's getopt does.
+   Only abbreviations that fit none of GNU's options can mean cp8M's.  */
 static void
-prefer_gnu_abbreviations (int argc, char **argv)
+prefer_gnu_abbreviations (int argc, char **argv, struct option *table,
+                          size_t n)
 {
+  size_t own = 0;
+  while (strcmp (table[own].name, FIRST_OWN_OPTION) != 0)
+    own++;
   bool posixly = getenv ("POSIXLY_CORRECT") != NULL;
   for (int i = 1; i < argc; i++)
     {
       char const *a = argv[i];
       if (strcmp (a, "--") == 0 || (posixly && a[0] != '-'))
         break;
-      if (strncmp (a, "--b", 3) == 0 && (a[3] == '\0' || a[3] == '='))
+      if (strncmp (a, "--", 2) != 0 || a[2] == '\0' || a[2] == '=')
+        continue;
+      size_t len = strcspn (a + 2, "=");
+      size_t matches = 0, match = 0;
+      bool exact = false;
+      for (size_t k = 0; k < n && table[k].name; k++)
+        if (strncmp (table[k].name, a + 2, len) == 0)
+          {
+            exact |= table[k].name[len] == '\0';
+            if (k < own)
+              {
+                matches++;
+                match = k;
+              }
+          }
+      if (exact || matches == 0)
+        continue;
+      if (matches == 1)
         {
-          char *fixed = xmalloc (strlen (a) + sizeof "ackup");
-          strcpy (fixed, "--backup");
-          strcat (fixed, a + 3);
-          argv[i] = fixed;
+          char const *name = table[match].name;
+          char *full = xmalloc (strlen (name) + strlen (a + 2 + len) + 3);
+          sprintf (full, "--%s%s", name, a + 2 + len);
+          argv[i] = full;
+          continue;
         }
+      /* Ambiguous among GNU's options: cp8M's are no candidates.  The
+         command line fails anyway; an own option spelt out elsewhere in
+         it may then be reported unknown instead.  */
+      for (size_t k = own; k < n && table[k].name; k++)
+        if (strncmp (table[k].name, a + 2, len) == 0)
+          {
+            memmove (&table[k], &table[k + 1], (n - k - 1) * sizeof *table);
+            k--;
+          }
     }
 }
 
@@ -247,10 +287,13 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   bool make_backups = false, copy_contents = false, skip_existing = false;
   char const *version_control = NULL, *backup_suffix = NULL;
 
-  prefer_gnu_abbreviations (argc, argv);
+  struct option table[sizeof long_options / sizeof *long_options];
+  memcpy (table, long_options, sizeof table);
+  prefer_gnu_abbreviations (argc, argv, table,
+                            sizeof table / sizeof *table);
   int c;
   while ((c = getopt_long (argc, argv, "abdfHilLnprst:uvxPRS:TZ",
-                           long_options, NULL)) != -1)
+                           table, NULL)) != -1)
     {
       switch (c)
         {
