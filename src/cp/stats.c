@@ -307,9 +307,13 @@ print_text (FILE *f, struct stats const *s, unsigned long errors,
            counted (d, sizeof d, s->specials, "special file",
                     "special files"),
            counted (e, sizeof e, s->hard_links, "hard link", "hard links"));
-  fprintf (f, "  data       %ju bytes (%s), holes %ju bytes (%s)\n",
-           s->bytes, human (a, sizeof a, s->bytes), s->hole_bytes,
-           human (b, sizeof b, s->hole_bytes));
+  fprintf (f, "  data       %s", human (a, sizeof a, s->bytes));
+  if (s->bytes >= 1024)
+    fprintf (f, " (%ju bytes)", s->bytes);
+  fprintf (f, ", holes %s", human (a, sizeof a, s->hole_bytes));
+  if (s->hole_bytes >= 1024)
+    fprintf (f, " (%ju bytes)", s->hole_bytes);
+  putc ('\n', f);
   fprintf (f, "  direct     %s", counted (a, sizeof a, s->direct, "file",
                                           "files"));
   if (s->cached_anyway)
