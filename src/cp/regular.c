@@ -20,7 +20,7 @@
 #include "same-inode.h"
 #include "sync.h"
 #include "unistd-safer.h"
-#include "verify.h"
+#include "reread.h"
 
 /* Open the existing DST for writing; with -f, remove it if that fails
    (setting *DST_NEW).  Return the descriptor, or -1 with errno set (and

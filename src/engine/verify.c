@@ -129,6 +129,8 @@ by_offset (void const *a, void const *b)
 static bool
 ranges_in_order (struct verify_rec *rec)
 {
+  if (rec->n < 2)
+    return true;   /* (qsort wants an array, even of nothing) */
   qsort (rec->ranges, rec->n, sizeof *rec->ranges, by_offset);
   for (size_t i = 1; i < rec->n; i++)
     if (rec->ranges[i].off < rec->ranges[i - 1].off + rec->ranges[i - 1].len)

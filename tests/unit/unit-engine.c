@@ -262,9 +262,11 @@ __wrap_pwritev2 (int fd, struct iovec const *iov, int n, off_t off, int fl)
 enum { BUF = 65536 };  /* small buffers keep the data tests fast */
 
 static struct engine_request const buffered = {
-  ENGINE_DIRECT_NEVER, ENGINE_SPARSE_AUTO, ENGINE_REFLINK_NEVER, false };
+  .direct = ENGINE_DIRECT_NEVER, .sparse = ENGINE_SPARSE_AUTO,
+  .reflink = ENGINE_REFLINK_NEVER };
 static struct engine_request const direct = {
-  ENGINE_DIRECT_ALWAYS, ENGINE_SPARSE_AUTO, ENGINE_REFLINK_NEVER, false };
+  .direct = ENGINE_DIRECT_ALWAYS, .sparse = ENGINE_SPARSE_AUTO,
+  .reflink = ENGINE_REFLINK_NEVER };
 
 /* Deterministic, position-dependent bytes, so a lost, duplicated or
    shifted block cannot compare equal.  */
@@ -964,7 +966,8 @@ assert_words (struct engine_result const *res, char const *offload,
 }
 
 static struct engine_request const reflink_auto = {
-  ENGINE_DIRECT_NEVER, ENGINE_SPARSE_AUTO, ENGINE_REFLINK_AUTO, false };
+  .direct = ENGINE_DIRECT_NEVER, .sparse = ENGINE_SPARSE_AUTO,
+  .reflink = ENGINE_REFLINK_AUTO };
 
 /* FD is a file of SIZE with data only in [DATA_OFF, DATA_OFF + DATA_LEN):
    does the filesystem say so (it has holes)?  */

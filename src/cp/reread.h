@@ -4,8 +4,8 @@
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
-#ifndef CP8M_CP_VERIFY_H
-#define CP8M_CP_VERIFY_H
+#ifndef CP8M_CP_REREAD_H
+#define CP8M_CP_REREAD_H
 
 #include <stdbool.h>
 

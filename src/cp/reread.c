@@ -1,10 +1,10 @@
-/* --verify in the cp layer (verify.h).
+/* --verify in the cp layer (reread.h).
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
 
-#include "verify.h"
+#include "reread.h"
 
 #include <errno.h>
 #include <inttypes.h>
