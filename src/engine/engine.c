@@ -352,6 +352,7 @@ offload_stream (struct file_copy *fc)
           moved = true;
           f->offload = ENGINE_OFFLOAD_MOVED;
           fc->res->bytes += n;
+          meter_add (fc->ctx->cfg.meter, n);
           continue;
         }
       if (n == 0)
@@ -406,6 +407,7 @@ copy_stream (struct file_copy *fc)
         return fail (res, ENGINE_SIDE_WRITE, errno);
       pos += n;
       res->bytes += n;
+      meter_add (fc->ctx->cfg.meter, n);
     }
   /* Zeros at the end were not written: the size says them.  */
   if (f->zero_detect)
@@ -487,6 +489,7 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .sequential = fc->sequential,
     .hold_last = fc->req->in_place,
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
+    .meter = fc->ctx->cfg.meter,
     .ended_at = -1,
   };
   pthread_mutex_init (&job->lock, NULL);
@@ -701,6 +704,7 @@ finish_copy (struct file_copy *fc)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
       off += n;
       fc->res->bytes += n;
+      meter_add (fc->ctx->cfg.meter, n);
     }
   /* Without holes and without an early end, the writes set the size.  */
   if (S_ISREG (fc->dst_st.st_mode)
@@ -829,6 +833,7 @@ copy_file (struct file_copy *fc)
           f->clone = ENGINE_CLONE_DONE;
           res->report.offloaded = true;
           res->bytes = S_ISREG (fc->src_st.st_mode) ? fc->src_st.st_size : 0;
+          meter_add (fc->ctx->cfg.meter, res->bytes);
           return true;
         }
       f->clone = reflink_clone_fatal (err) ? ENGINE_CLONE_FAILED

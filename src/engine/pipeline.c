@@ -196,6 +196,7 @@ add_bytes (struct io_job *job, off_t n)
   pthread_mutex_lock (&job->lock);
   job->bytes += n;
   pthread_mutex_unlock (&job->lock);
+  meter_add (job->meter, n);
 }
 
 /* Move the chunk R with copy_file_range.  If it refuses (or, at the

@@ -7,6 +7,7 @@
 #define CP8M_PIPELINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -66,6 +67,7 @@ struct io_job
                            every other chunk is written */
   size_t buffer_size;
   struct chunker *chunks;
+  struct engine_meter *meter;  /* the caller's live count, or NULL */
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
@@ -84,6 +86,16 @@ struct io_job
   bool handed_back;     /* an offload pass stopped before the end: the
                            chunker restarts where it did */
 };
+
+/* Add N bytes just written to METER (which may be NULL).  Relaxed: the
+   reader only shows the count.  */
+static inline void
+meter_add (struct engine_meter *meter, off_t n)
+{
+  if (meter && n > 0)
+    atomic_fetch_add_explicit (&meter->written, (unsigned long long) n,
+                               memory_order_relaxed);
+}
 
 /* Run JOB with DEPTH I/Os in flight, one buffer of JOB->buffer_size bytes
    each from BUFFERS.  Return when the chunker is exhausted or JOB->stop
