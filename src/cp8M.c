@@ -38,6 +38,7 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
+#include "cp/progress.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -219,19 +220,23 @@ main (int argc, char **argv)
   resolve_target (&o, argc - first, argv + first, &t);
 
   dest_install_signals ();
+  /* Before the engine makes any thread: it blocks the status signals.  */
+  struct engine_meter meter = { 0 };
+  struct progress *progress = progress_start (&o, t.sources, t.n_sources,
+                                              &meter);
   /* Buffers that fit the memory this process may use: explicit sizes
      included, since being killed helps no one.  */
   struct memory_plan mem;
   budget_plan (&mem, "", o.queue_depth, o.buffer_size,
                o.explicit_queue_depth, o.explicit_buffer_size);
-  struct engine_config cfg = { mem.size, mem.depth };
+  struct engine_config cfg = { mem.size, mem.depth, &meter };
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
   mem.size = engine_buffer_size (eng);   /* rounded to whole pages */
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
-                        .memory = &mem,
+                        .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels () };
   dirfds_stack_init (&c, &c);
   /* The same source twice, or two sources with the same name, can only
@@ -256,6 +261,7 @@ main (int argc, char **argv)
       free (dest);
     }
 
+  progress_finish (progress);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

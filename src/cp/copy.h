@@ -24,6 +24,7 @@
 #include "seen.h"
 
 struct data_debug;
+struct progress;
 
 /* State of one run, passed down the walk (there are no globals).  */
 struct copy_ctx
@@ -41,6 +42,7 @@ struct copy_ctx
                              file's GNU line) */
   struct data_debug *file_debug;  /* regular.c: what --debug will say of
                                      the file being copied as data */
+  struct progress *progress;  /* told of each regular file, or NULL */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */
