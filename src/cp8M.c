@@ -40,6 +40,7 @@
 #include "cp/parents.h"
 #include "cp/sync.h"
 #include "cp/stats.h"
+#include "cp/progress.h"
 #include "progname.h"
 #include "xalloc.h"
 
@@ -229,19 +230,23 @@ main (int argc, char **argv)
   resolve_target (&o, argc - first, argv + first, &t);
 
   dest_install_signals ();
+  /* Before the engine makes any thread: it blocks the status signals.  */
+  struct engine_meter meter = { 0 };
+  struct progress *progress = progress_start (&o, t.sources, t.n_sources,
+                                              &meter);
   /* Buffers that fit the memory this process may use: explicit sizes
      included, since being killed helps no one.  */
   struct memory_plan mem;
   budget_plan (&mem, "", o.queue_depth, o.buffer_size,
                o.explicit_queue_depth, o.explicit_buffer_size);
-  struct engine_config cfg = { mem.size, mem.depth };
+  struct engine_config cfg = { mem.size, mem.depth, &meter };
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
   mem.size = engine_buffer_size (eng);   /* rounded to whole pages */
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
-                        .memory = &mem,
+                        .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
   dirfds_stack_init (&c, &c);
@@ -271,7 +276,9 @@ main (int argc, char **argv)
 
   /* --sync: the directories above the walks, last (sync.h).  */
   ok &= sync_dirs_flush (c.sync_dirs);
-  /* Every copy is closed (and committed or undone) by now.  */
+  /* Every copy is closed (and committed or undone) by now: the final
+     progress line, then the report.  */
+  progress_finish (progress);
   if (c.stats)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));

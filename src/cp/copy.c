@@ -17,6 +17,7 @@
 #include "backupfile.h"
 #include "dest.h"
 #include "diag.h"
+#include "progress.h"
 #include "dirname.h"
 #include "error.h"
 #include "same.h"
@@ -152,6 +153,7 @@ static bool
 overwrite_ok (struct cp8m_options const *o, struct loc const *dst,
               struct stat const *dst_st)
 {
+  progress_prompt_begin ();
   if (!S_ISLNK (dst_st->st_mode)
       && faccessat (dst->dirfd, dst->rel, W_OK, AT_EACCESS) != 0)
     {
@@ -166,7 +168,9 @@ overwrite_ok (struct cp8m_options const *o, struct loc const *dst,
   else
     fprintf (stderr, "%s: overwrite %s? ", diag_program_name (),
              quote_file (dst->name));
-  return diag_yesno ();
+  bool yes = diag_yesno ();
+  progress_prompt_end ();
+  return yes;
 }
 
 /* Is ST one of the directories being copied (a symbolic-link cycle)?  */
@@ -285,7 +289,11 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       if (o->update == UPDATE_NONE || older)
         {
           if (o->debug)
-            printf ("skipped %s\n", quote_file (dst->name));
+            {
+              progress_out_begin ();
+              printf ("skipped %s\n", quote_file (dst->name));
+              progress_out_end ();
+            }
           *skip = true;
           /* -u still records the pair: a later name of the same source
              file becomes a hard link to DST (replacing whatever is
@@ -299,7 +307,11 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       if (o->interactive && !overwrite_ok (o, dst, dst_st))
         {
           if (o->debug)
-            printf ("skipped %s\n", quote_file (dst->name));
+            {
+              progress_out_begin ();
+              printf ("skipped %s\n", quote_file (dst->name));
+              progress_out_end ();
+            }
           return false;
         }
     }
@@ -367,7 +379,11 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
         }
       *dst_new = true;
       if (o->verbose)
-        printf ("removed %s\n", quote_file (dst->name));
+        {
+          progress_out_begin ();
+          printf ("removed %s\n", quote_file (dst->name));
+          progress_out_end ();
+        }
     }
   return true;
 }

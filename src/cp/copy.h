@@ -26,6 +26,7 @@
 
 struct data_debug;
 struct sync_dirs;
+struct progress;
 
 /* State of one run, passed down the walk (there are no globals).  */
 struct copy_ctx
@@ -46,6 +47,7 @@ struct copy_ctx
   struct sync_dirs *sync_dirs;    /* --sync: the directories above the
                                      walk to flush at the end (sync.h) */
   struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
+  struct progress *progress;  /* told of each regular file, or NULL */
 };
 
 /* A file as the *at() calls reach it, and as messages name it.  */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "progress.h"
 #include "error.h"
 #include "filemode.h"
 #include "progname.h"
@@ -153,14 +154,18 @@ diag_debug_budget (struct memory_plan const *p)
 void
 diag_verbose (char const *src, char const *dst)
 {
+  progress_out_begin ();
   printf ("%s -> %s\n", quote_file_n (0, src), quote_file_n (1, dst));
+  progress_out_end ();
 }
 
 void
 diag_verbose_backup (char const *src, char const *dst, char const *backup)
 {
+  progress_out_begin ();
   printf ("%s -> %s (backup: %s)\n", quote_file_n (0, src),
           quote_file_n (1, dst), quote_file_n (2, backup));
+  progress_out_end ();
 }
 
 void
@@ -189,6 +194,7 @@ static void
 print_progname (void)
 {
   error_messages++;
+  progress_clear ();
   fprintf (stderr, "%s: ", program_name);
 }
 

@@ -17,6 +17,7 @@
 #include "acl.h"
 #include "copy.h"
 #include "diag.h"
+#include "progress.h"
 #include "error.h"
 #include "stat-time.h"
 #include "sync.h"
@@ -50,7 +51,11 @@ make_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p)
     }
   p->created = true;
   if (o->verbose)
-    printf ("%s -> %s\n", p->src, p->dst);
+    {
+      progress_out_begin ();
+      printf ("%s -> %s\n", p->src, p->dst);
+      progress_out_end ();
+    }
 
   struct stat st;
   if (fstatat (dirfd, p->rel, &st, AT_SYMLINK_NOFOLLOW) != 0)

@@ -16,6 +16,7 @@
 
 #include "dest.h"
 #include "diag.h"
+#include "progress.h"
 #include "error.h"
 #include "same-inode.h"
 #include "sync.h"
@@ -47,7 +48,11 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
       return -1;
     }
   if (o->verbose)
-    printf ("removed %s\n", quote_file (dst->name));
+    {
+      progress_out_begin ();
+      printf ("removed %s\n", quote_file (dst->name));
+      progress_out_end ();
+    }
   *dst_new = true;
   return -1;
 }
@@ -223,13 +228,16 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   struct data_debug dbg = { .res.report.facts.reflink_allowed
                             = o->request.reflink != ENGINE_REFLINK_NEVER };
   c->file_debug = &dbg;
+  progress_file_begin (c->progress, src->name);
   bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
+  progress_file_end (c->progress);
   c->file_debug = NULL;
   if (ok)
     stats_file (c->stats, o->attributes_only ? NULL : &dbg.res,
                 o->attributes_only ? NULL : &dbg.copy);
   if (o->debug && dbg.src_opened && !o->attributes_only)
     {
+      progress_out_begin ();
       diag_debug_gnu (&dbg.res.report.facts);
       if (dbg.engine_ok)
         {
@@ -242,6 +250,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
           if (o->verify)
             verify_debug_line (&dbg.ver);
         }
+      progress_out_end ();
     }
   return ok;
 }

@@ -374,6 +374,7 @@ offload_stream (struct file_copy *fc)
           moved = true;
           f->offload = ENGINE_OFFLOAD_MOVED;
           fc->res->bytes += n;
+          meter_add (fc->ctx->cfg.meter, n);
           continue;
         }
       if (n == 0)
@@ -435,6 +436,7 @@ copy_stream (struct file_copy *fc)
       verify_rec_add (vrec, res->bytes, n, hash);
       pos += n;
       res->bytes += n;
+      meter_add (fc->ctx->cfg.meter, n);
     }
   vrec->size = res->bytes;
   /* Zeros at the end were not written: the size says them.  */
@@ -518,6 +520,7 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .hold_last = fc->req->in_place,
     .verify = fc->ctx->verify.hashing ? &fc->ctx->verify : NULL,
     .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
+    .meter = fc->ctx->cfg.meter,
     .ended_at = -1,
   };
   pthread_mutex_init (&job->lock, NULL);
@@ -735,6 +738,7 @@ finish_copy (struct file_copy *fc)
       verify_rec_add (vrec, off, n, hash);
       off += n;
       fc->res->bytes += n;
+      meter_add (fc->ctx->cfg.meter, n);
     }
   vrec->size = off;
   /* Without holes and without an early end, the writes set the size.  */
@@ -868,6 +872,7 @@ copy_file (struct file_copy *fc)
           res->bytes = S_ISREG (fc->src_st.st_mode) ? fc->src_st.st_size : 0;
           verify_rec_by_source (&fc->ctx->verify, "data cloned or offloaded");
           fc->ctx->verify.size = res->bytes;
+          meter_add (fc->ctx->cfg.meter, res->bytes);
           return true;
         }
       f->clone = reflink_clone_fatal (err) ? ENGINE_CLONE_FAILED

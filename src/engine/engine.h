@@ -40,6 +40,16 @@
 
 struct engine_ctx;
 
+/* A live count of the data bytes written to destinations, for a progress
+   display: the cp layer owns it and reads it from another thread while
+   the engine adds each piece as it reaches a destination (every chunk of
+   a large file, not only whole files).  Holes left as holes are not
+   counted; zeros written for them are.  */
+struct engine_meter
+{
+  _Atomic unsigned long long written;
+};
+
 /* Fixed for the life of a context, but that the buffers get smaller (and
    fewer are in flight) when an allocation fails: the cp layer sizes
    them to the memory it may use, and an allocation that still fails
@@ -48,6 +58,7 @@ struct engine_config
 {
   size_t buffer_size;        /* bytes per I/O; rounded up to 4096 */
   unsigned int queue_depth;  /* direct I/Os in flight, 1..ENGINE_MAX_DEPTH */
+  struct engine_meter *meter;  /* added to as data is written, or NULL */
 };
 enum { ENGINE_MAX_DEPTH = 64 };
 

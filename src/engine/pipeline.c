@@ -200,6 +200,7 @@ add_bytes (struct io_job *job, off_t n)
   pthread_mutex_lock (&job->lock);
   job->bytes += n;
   pthread_mutex_unlock (&job->lock);
+  meter_add (job->meter, n);
 }
 
 /* For --verify: the piece [OFF, OFF + LEN) of the destination now holds

@@ -7,6 +7,7 @@
 #define CP8M_PIPELINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -69,6 +70,7 @@ struct io_job
   struct chunker *chunks;
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
                                  or NULL */
+  struct engine_meter *meter;  /* the caller's live count, or NULL */
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
@@ -87,6 +89,16 @@ struct io_job
   bool handed_back;     /* an offload pass stopped before the end: the
                            chunker restarts where it did */
 };
+
+/* Add N bytes just written to METER (which may be NULL).  Relaxed: the
+   reader only shows the count.  */
+static inline void
+meter_add (struct engine_meter *meter, off_t n)
+{
+  if (meter && n > 0)
+    atomic_fetch_add_explicit (&meter->written, (unsigned long long) n,
+                               memory_order_relaxed);
+}
 
 /* Run JOB with DEPTH I/Os in flight, one buffer of JOB->buffer_size bytes
    each from BUFFERS.  Return when the chunker is exhausted or JOB->stop

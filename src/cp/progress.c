@@ -1,0 +1,551 @@
+/* --progress and the status line on SIGUSR1.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "progress.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "diag.h"
+#include "scan.h"
+
+/* The monitor formats lines and nothing else: a small stack (the
+   engine's workers take 512 KiB) keeps cp8M within a 64 MiB cgroup
+   and `ulimit -v`.  */
+enum { MONITOR_STACK = 256 * 1024 };
+
+/* Ticks of the monitor: the line is redrawn at most this often.  */
+enum { TICK_MS = 250 };
+
+/* The rate is the average over the last RATE_SAMPLES ticks (5 s).  */
+enum { RATE_SAMPLES = 20 };
+
+/* Room for the current file's name; longer names keep their ends.  */
+enum { NAME_MAX_SHOWN = 1024 };
+
+struct progress
+{
+  struct cp8m_options const *o;
+  struct engine_meter *meter;
+  struct scan *scan;        /* NULL: no totals */
+  struct timespec start;
+  bool live;                /* draw the line in place on a terminal */
+  bool plain;               /* print plain lines (--progress=always, no
+                               terminal) */
+  bool stdout_tty;          /* stdout is a terminal too */
+
+  pthread_t monitor;
+  bool have_monitor;
+  atomic_bool stop;
+
+  pthread_mutex_t lock;     /* guards NAME and FILES_DONE */
+  char name[NAME_MAX_SHOWN];
+  unsigned long files_done;
+
+  /* Under the stderr lock (flockfile): both threads write there.  */
+  bool drawn;               /* a progress line is on the terminal */
+  bool shown;               /* one was, at some time */
+  bool paused;              /* a question is being asked */
+
+  /* The monitor's own.  */
+  struct { double t; unsigned long long bytes; } samples[RATE_SAMPLES];
+  int n_samples, next_sample;
+  double last_plain;
+};
+
+/* The hooks are called from error () (through diag.c), which takes no
+   context: the one run being watched, set once by progress_start.  */
+static struct progress *active;
+
+/* The signals that ask for a status line.  */
+static void
+status_signals (sigset_t *set)
+{
+  sigemptyset (set);
+  sigaddset (set, SIGUSR1);
+#ifdef SIGINFO
+  sigaddset (set, SIGINFO);
+#endif
+}
+
+static double
+elapsed (struct progress const *p)
+{
+  struct timespec now;
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - p->start.tv_sec)
+         + (now.tv_nsec - p->start.tv_nsec) / 1e9;
+}
+
+/* ---- formatting ---- */
+
+/* BYTES for people, with three significant digits: "812 MiB",
+   "1.20 GiB", "512 B".  */
+static void
+human (char *out, size_t size, unsigned long long bytes)
+{
+  static char const *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+  if (bytes < 1024)
+    {
+      snprintf (out, size, "%llu B", bytes);
+      return;
+    }
+  double v = bytes / 1024.0;
+  int u = 0;
+  while (v >= 1024 && u < 4)
+    {
+      v /= 1024;
+      u++;
+    }
+  snprintf (out, size, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s",
+            v, units[u]);
+}
+
+/* SECONDS as "0:07", "12:34" or "3:04:05".  */
+static void
+clock_time (char *out, size_t size, double seconds)
+{
+  /* Rounded up: "0:00" while data is left would be a promise broken.  */
+  unsigned long s = seconds < 0 ? 0
+                    : seconds > 3.6e8 ? 3.6e8 : seconds + 0.999;
+  if (s >= 3600)
+    snprintf (out, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+  else
+    snprintf (out, size, "%lu:%02lu", s / 60, s % 60);
+}
+
+/* The width of the terminal on stderr, or $COLUMNS, or 80.  */
+static int
+columns (void)
+{
+  struct winsize ws;
+  if (ioctl (STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return ws.ws_col;
+  char const *env = getenv ("COLUMNS");
+  long n = env ? strtol (env, NULL, 10) : 0;
+  return 0 < n && n < 10000 ? n : 80;
+}
+
+/* Append NAME to OUT (of SIZE bytes, holding a string) in at most WIDTH
+   columns: control characters and invalid bytes shown as '?', and the
+   middle of a name too long left out ("dir/da…le_07.dbf").  */
+static void
+append_name (char *out, size_t size, char const *name, int width)
+{
+  enum { MAXW = 256 };
+  wchar_t wc[MAXW];
+  int cols[MAXW];
+  int n = 0, total = 0;
+  mbstate_t st;
+  memset (&st, 0, sizeof st);
+  size_t len = strlen (name);
+  while (len > 0 && n < MAXW)
+    {
+      wchar_t c;
+      size_t k = mbrtowc (&c, name, len, &st);
+      if (k == (size_t) -1 || k == (size_t) -2 || k == 0)
+        {
+          c = L'?';
+          k = 1;
+          memset (&st, 0, sizeof st);
+        }
+      int w = wcwidth (c);
+      if (w < 0)
+        c = L'?', w = 1;
+      wc[n] = c;
+      cols[n++] = w;
+      total += w;
+      name += k;
+      len -= k;
+    }
+  if (width < 5)
+    return;
+  /* Which characters are kept: all, or a head and a tail around "...".  */
+  int head = n, tail_from = n;
+  if (total > width)
+    {
+      int budget = width - 3, used = 0;
+      head = 0;
+      while (head < n && used + cols[head] <= budget / 2)
+        used += cols[head++];
+      tail_from = n;
+      while (tail_from > head && used + cols[tail_from - 1] <= budget)
+        used += cols[--tail_from];
+    }
+  size_t at = strlen (out);
+  memset (&st, 0, sizeof st);
+  for (int i = 0; i < n; i++)
+    {
+      if (i == head && head < tail_from)
+        {
+          if (at + 4 < size)
+            at += snprintf (out + at, size - at, "...");
+          i = tail_from - 1;
+          continue;
+        }
+      char mb[MB_LEN_MAX];
+      size_t k = wcrtomb (mb, wc[i], &st);
+      if (k == (size_t) -1 || at + k + 1 >= size)
+        break;
+      memcpy (out + at, mb, k);
+      at += k;
+    }
+  out[at] = '\0';
+}
+
+/* The rate over the last few seconds, in bytes per second, after noting
+   BYTES written at T.  */
+static double
+rate (struct progress *p, double t, unsigned long long bytes)
+{
+  int oldest = p->n_samples < RATE_SAMPLES ? 0 : p->next_sample;
+  p->samples[p->next_sample].t = t;
+  p->samples[p->next_sample].bytes = bytes;
+  p->next_sample = (p->next_sample + 1) % RATE_SAMPLES;
+  if (p->n_samples < RATE_SAMPLES)
+    p->n_samples++;
+  double t0 = p->n_samples > 1 ? p->samples[oldest].t : 0;
+  unsigned long long b0 = p->n_samples > 1 ? p->samples[oldest].bytes : 0;
+  return t > t0 ? (bytes - b0) / (t - t0) : 0;
+}
+
+/* The progress line, in at most WIDTH columns: "1.20 GiB / 4.00 GiB  30%
+   812 MiB/s  ETA 0:03  files 3/32  dir/datafile_07.dbf".  */
+static void
+format_line (struct progress *p, char *out, size_t size, int width)
+{
+  double t = elapsed (p);
+  unsigned long long bytes = atomic_load_explicit (&p->meter->written,
+                                                   memory_order_relaxed);
+  double r = rate (p, t, bytes);
+  struct scan_totals tot = { 0, 0, false };
+  if (p->scan)
+    scan_read (p->scan, &tot);
+  char name[NAME_MAX_SHOWN];
+  pthread_mutex_lock (&p->lock);
+  unsigned long done = p->files_done;
+  strcpy (name, p->name);
+  pthread_mutex_unlock (&p->lock);
+
+  char now[32], all[32], speed[32];
+  human (now, sizeof now, bytes);
+  human (speed, sizeof speed, r);
+  int len;
+  if (!tot.done)
+    len = snprintf (out, size, "%s (counting)  %s/s  files %lu", now, speed,
+                    done);
+  else if (bytes <= tot.bytes && tot.bytes > 0)
+    {
+      char eta[32] = "-:--";
+      if (r > 0)
+        clock_time (eta, sizeof eta, (tot.bytes - bytes) / r);
+      human (all, sizeof all, tot.bytes);
+      len = snprintf (out, size, "%s / %s  %d%%  %s/s  ETA %s  files %lu/%lu",
+                      now, all, (int) (100.0 * bytes / tot.bytes), speed, eta,
+                      done, tot.files);
+    }
+  else
+    len = snprintf (out, size, "%s  %s/s  files %lu/%lu", now, speed, done,
+                    tot.files);
+  if (len < 0 || (size_t) len >= size)
+    len = strlen (out);
+  if (len + 2 >= width)
+    {
+      /* Never wrap: a line that wraps cannot be redrawn with "\r".  */
+      out[width > 1 ? width - 1 : 0] = '\0';
+      return;
+    }
+  if (name[0])
+    {
+      strcat (out, "  ");
+      append_name (out, size, name, width - 1 - len - 2);
+    }
+}
+
+/* ---- drawing (stderr locked) ---- */
+
+static void
+clear_locked (struct progress *p)
+{
+  if (p->drawn)
+    {
+      fputs ("\r\033[K", stderr);
+      p->drawn = false;
+    }
+}
+
+/* One tick: draw the line if it is due.  */
+static void
+tick (struct progress *p)
+{
+  double t = elapsed (p);
+  if (t < 1 || (p->plain && t - p->last_plain < 1))
+    {
+      /* Still sample, so the first rate shown is a recent one.  */
+      (void) rate (p, t, atomic_load (&p->meter->written));
+      return;
+    }
+  char line[2048];
+  int width = columns ();
+  if (width > 1024)
+    width = 1024;   /* LINE has room for it, and a name's bytes */
+  format_line (p, line, sizeof line, width);
+  flockfile (stderr);
+  if (p->live && !p->paused)
+    {
+      fprintf (stderr, "\r%s\033[K", line);
+      p->drawn = p->shown = true;
+    }
+  else if (p->plain)
+    {
+      fprintf (stderr, "%s\n", line);
+      p->last_plain = t;
+      p->shown = true;
+    }
+  fflush (stderr);
+  funlockfile (stderr);
+}
+
+/* The status line SIGUSR1 asks for, as dd prints one: "cp8M: 1.20 GiB
+   written in 4.1 s, 301 MiB/s, copying 'dir/f'".  */
+static void
+print_status (struct progress *p)
+{
+  double t = elapsed (p);
+  unsigned long long bytes = atomic_load (&p->meter->written);
+  char now[32], speed[32];
+  human (now, sizeof now, bytes);
+  human (speed, sizeof speed, t > 0 ? bytes / t : 0);
+  char name[NAME_MAX_SHOWN];
+  pthread_mutex_lock (&p->lock);
+  strcpy (name, p->name);
+  pthread_mutex_unlock (&p->lock);
+  /* The shared quoting slots belong to the main thread: quote into memory
+     of our own.  */
+  char *quoted = NULL;
+  if (name[0])
+    {
+      struct quoting_options *qo = clone_quoting_options (NULL);
+      if (qo)
+        {
+          set_quoting_style (qo, shell_escape_always_quoting_style);
+          quoted = quotearg_alloc (name, SIZE_MAX, qo);
+          free (qo);
+        }
+    }
+  flockfile (stderr);
+  clear_locked (p);
+  fprintf (stderr, "%s: %s written in %.1f s, %s/s%s%s\n",
+           diag_program_name (), now, t, speed,
+           quoted ? ", copying " : "", quoted ? quoted : "");
+  fflush (stderr);
+  funlockfile (stderr);
+  free (quoted);
+}
+
+static void *
+monitor_main (void *arg)
+{
+  struct progress *p = arg;
+  sigset_t set;
+  status_signals (&set);
+  struct timespec period = { 0, TICK_MS * 1000000L };
+  bool ticking = p->live || p->plain;
+  while (!atomic_load (&p->stop))
+    {
+      int sig = ticking ? sigtimedwait (&set, NULL, &period)
+                        : sigwaitinfo (&set, NULL);
+      if (atomic_load (&p->stop))
+        break;
+      if (sig > 0)
+        print_status (p);
+      else if (sig < 0 && errno == EAGAIN)
+        tick (p);
+    }
+  return NULL;
+}
+
+/* ---- the interface ---- */
+
+struct progress *
+progress_start (struct cp8m_options const *o, char *const *sources, int n,
+                struct engine_meter *meter)
+{
+  struct progress *p = calloc (1, sizeof *p);
+  if (!p)
+    return NULL;
+  p->o = o;
+  p->meter = meter;
+  clock_gettime (CLOCK_MONOTONIC, &p->start);
+  atomic_init (&p->stop, false);
+  pthread_mutex_init (&p->lock, NULL);
+  bool tty = isatty (STDERR_FILENO);
+  p->live = o->progress != PROGRESS_NEVER && tty;
+  p->plain = o->progress == PROGRESS_ALWAYS && !tty;
+  p->stdout_tty = isatty (STDOUT_FILENO);
+
+  /* Blocked here, before any other thread exists, so that every thread
+     inherits the mask and only the monitor's sigtimedwait takes them.  */
+  sigset_t set;
+  status_signals (&set);
+  pthread_sigmask (SIG_BLOCK, &set, NULL);
+  p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
+                                       MONITOR_STACK);
+  if (!p->have_monitor)
+    {
+      /* No thread (RLIMIT_NPROC): the copy goes on, and a status request
+         must not kill it.  */
+      signal (SIGUSR1, SIG_IGN);
+#ifdef SIGINFO
+      signal (SIGINFO, SIG_IGN);
+#endif
+      p->live = p->plain = false;
+    }
+  if ((p->live || p->plain) && !o->attributes_only && !o->hard_link
+      && !o->symbolic_link)
+    p->scan = scan_start (o, sources, n);
+  active = p;
+  return p;
+}
+
+void
+progress_file_begin (struct progress *p, char const *name)
+{
+  if (!p)
+    return;
+  size_t len = strlen (name);
+  pthread_mutex_lock (&p->lock);
+  if (len < sizeof p->name)
+    memcpy (p->name, name, len + 1);
+  else
+    {
+      /* Keep both ends, which say the most.  */
+      size_t half = (sizeof p->name - 4) / 2;
+      memcpy (p->name, name, half);
+      memcpy (p->name + half, "...", 3);
+      memcpy (p->name + half + 3, name + len - half, half + 1);
+    }
+  pthread_mutex_unlock (&p->lock);
+}
+
+void
+progress_file_end (struct progress *p)
+{
+  if (!p)
+    return;
+  pthread_mutex_lock (&p->lock);
+  p->files_done++;
+  pthread_mutex_unlock (&p->lock);
+}
+
+void
+progress_finish (struct progress *p)
+{
+  if (!p)
+    return;
+  scan_stop (p->scan);
+  if (p->have_monitor)
+    {
+      atomic_store (&p->stop, true);
+      pthread_kill (p->monitor, SIGUSR1);
+      pthread_join (p->monitor, NULL);
+    }
+  active = NULL;
+
+  flockfile (stderr);
+  clear_locked (p);
+  /* For logs, --progress=always ends with the line even when quick.  */
+  if (p->shown || p->o->progress == PROGRESS_ALWAYS)
+    {
+      double t = elapsed (p);
+      unsigned long long bytes = atomic_load (&p->meter->written);
+      char all[32], speed[32];
+      human (all, sizeof all, bytes);
+      human (speed, sizeof speed, t > 0 ? bytes / t : 0);
+      fprintf (stderr, "copied %s in %.1f s (%s/s), %lu file%s\n", all, t,
+               speed, p->files_done, p->files_done == 1 ? "" : "s");
+    }
+  funlockfile (stderr);
+  pthread_mutex_destroy (&p->lock);
+  free (p);
+}
+
+void
+progress_clear (void)
+{
+  struct progress *p = active;
+  if (p && p->live)
+    {
+      flockfile (stderr);
+      clear_locked (p);
+      funlockfile (stderr);
+    }
+}
+
+/* Whether stdout's lines need the line cleared first: fixed for the
+   run, so that begin and end agree.  */
+static bool
+shares_terminal (struct progress const *p)
+{
+  return p && p->live && p->stdout_tty;
+}
+
+void
+progress_out_begin (void)
+{
+  if (shares_terminal (active))
+    {
+      flockfile (stderr);
+      clear_locked (active);
+    }
+}
+
+void
+progress_out_end (void)
+{
+  if (shares_terminal (active))
+    {
+      fflush (stdout);
+      funlockfile (stderr);
+    }
+}
+
+void
+progress_prompt_begin (void)
+{
+  struct progress *p = active;
+  if (p && p->live)
+    {
+      flockfile (stderr);
+      clear_locked (p);
+      p->paused = true;
+      funlockfile (stderr);
+    }
+}
+
+void
+progress_prompt_end (void)
+{
+  struct progress *p = active;
+  if (p && p->live)
+    {
+      flockfile (stderr);
+      p->paused = false;
+      funlockfile (stderr);
+    }
+}

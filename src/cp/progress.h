@@ -1,0 +1,66 @@
+/* --progress and the status line on SIGUSR1: a monitor thread that
+   watches the engine's byte meter, and a scan that counts what there is
+   to copy while the copy already runs.
+
+   A monitor runs for every copy, --progress or not, because SIGUSR1 (and
+   SIGINFO where the system has it) must print a status line at any time
+   without disturbing the copy.  With --progress it also redraws one line
+   on the terminal four times a second (or, with --progress=always and no
+   terminal, prints a plain line once a second).
+
+   Everything written to the terminal besides the line goes through the
+   hooks below, so that the line is cleared first and redrawn at the next
+   tick: error () messages (diag.c), -v and --debug lines on stdout, and
+   -i's question.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_PROGRESS_H
+#define CP8M_PROGRESS_H
+
+#include <stdbool.h>
+
+#include "engine/engine.h"
+#include "options.h"
+
+struct progress;
+
+/* Start watching a run of cp8M: block SIGUSR1 (and SIGINFO) in the
+   calling thread, which must be the only thread so far, and start the
+   monitor (and, with --progress over directories or several operands,
+   the scan of the N SOURCES).  METER is the engine's live count; O and
+   SOURCES must outlive the run.  Never fails: without a thread, the
+   signals are ignored and no line is drawn.  Return the state to pass
+   to the functions below (NULL only if memory ran out).  */
+struct progress *progress_start (struct cp8m_options const *o,
+                                 char *const *sources, int n,
+                                 struct engine_meter *meter);
+
+/* The copy of the regular file NAME begins (main thread).  P may be
+   NULL.  */
+void progress_file_begin (struct progress *p, char const *name);
+
+/* The file begun last is done, copied or not.  P may be NULL.  */
+void progress_file_end (struct progress *p);
+
+/* Stop the threads; if a progress line was shown (or with
+   --progress=always), replace it with the final line: bytes, elapsed
+   time, average rate.  Free P, which may be NULL.  */
+void progress_finish (struct progress *p);
+
+/* Clear a drawn progress line before something else is printed on
+   stderr.  Safe from any thread, with or without stderr locked.  */
+void progress_clear (void);
+
+/* Around a line printed on stdout (-v, --debug): when stdout is the
+   terminal the progress line is drawn on, lock stderr and clear the
+   line; then flush stdout and unlock.  Main thread only.  */
+void progress_out_begin (void);
+void progress_out_end (void);
+
+/* Around a question asked on stderr (-i): no line is drawn until the
+   answer is in.  */
+void progress_prompt_begin (void);
+void progress_prompt_end (void);
+
+#endif
