@@ -213,12 +213,13 @@ append_name (char *out, size_t size, char const *name, int width)
 static double
 rate (struct progress *p, double t, unsigned long long bytes)
 {
-  int oldest = p->n_samples < RATE_SAMPLES ? 0 : p->next_sample;
   p->samples[p->next_sample].t = t;
   p->samples[p->next_sample].bytes = bytes;
   p->next_sample = (p->next_sample + 1) % RATE_SAMPLES;
   if (p->n_samples < RATE_SAMPLES)
     p->n_samples++;
+  /* Once the ring is full, the slot after the newest is the oldest.  */
+  int oldest = p->n_samples < RATE_SAMPLES ? 0 : p->next_sample;
   double t0 = p->n_samples > 1 ? p->samples[oldest].t : 0;
   unsigned long long b0 = p->n_samples > 1 ? p->samples[oldest].bytes : 0;
   return t > t0 ? (bytes - b0) / (t - t0) : 0;
