@@ -215,6 +215,7 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
 int
 main (int argc, char **argv)
 {
+  progress_block_signals ();
   /* --stats's elapsed time counts from here.  */
   struct stats stats;
   stats_start (&stats);

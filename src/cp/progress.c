@@ -400,11 +400,14 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
   p->plain = o->progress == PROGRESS_ALWAYS && !tty;
   p->stdout_tty = isatty (STDOUT_FILENO);
 
-  /* Blocked here, before any other thread exists, so that every thread
-     inherits the mask and only the monitor's sigtimedwait takes them.  */
-  sigset_t set;
-  status_signals (&set);
-  pthread_sigmask (SIG_BLOCK, &set, NULL);
+  /* Blocked (again: main did it first thing) before any other thread
+     exists, so that every thread inherits the mask and only the
+     monitor's sigtimedwait takes them.  */
+  progress_block_signals ();
+  /* The scan first: the monitor reads P->scan from its first tick.  */
+  if ((p->live || p->plain) && !o->attributes_only && !o->hard_link
+      && !o->symbolic_link)
+    p->scan = scan_start (o, sources, n);
   p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
                                        MONITOR_STACK);
   if (!p->have_monitor)
@@ -416,12 +419,19 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
       signal (SIGINFO, SIG_IGN);
 #endif
       p->live = p->plain = false;
+      scan_stop (p->scan);
+      p->scan = NULL;
     }
-  if ((p->live || p->plain) && !o->attributes_only && !o->hard_link
-      && !o->symbolic_link)
-    p->scan = scan_start (o, sources, n);
   active = p;
   return p;
+}
+
+void
+progress_block_signals (void)
+{
+  sigset_t set;
+  status_signals (&set);
+  pthread_sigmask (SIG_BLOCK, &set, NULL);
 }
 
 void

@@ -25,6 +25,11 @@
 
 struct progress;
 
+/* Block SIGUSR1 (and SIGINFO) in the calling thread: first thing in
+   main, so that a status request sent the moment cp8M starts waits for
+   the monitor instead of killing the copy (their default action).  */
+void progress_block_signals (void);
+
 /* Start watching a run of cp8M: block SIGUSR1 (and SIGINFO) in the
    calling thread, which must be the only thread so far, and start the
    monitor (and, with --progress over directories or several operands,

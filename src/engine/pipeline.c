@@ -406,7 +406,10 @@ work (void *arg)
 {
   struct worker *w = arg;
   struct io_job *job = w->job;
+  /* Under the lock: a worker that has finished may be clearing them.  */
+  pthread_mutex_lock (&job->lock);
   struct flags fl = { job->read_flags, job->write_flags, -1 };
+  pthread_mutex_unlock (&job->lock);
   for (;;)
     {
       struct io_range r;
