@@ -101,6 +101,15 @@ if [ $holes = yes ]; then
   check "--sparse=always" 'j["bytes"] == 4096' "j['hole_bytes'] == $M"
 fi
 
+# ---- a warning is not an error (exit 0) ----
+
+mkdir w || exit 99
+json src/a src/a w
+[ $status -eq 0 ] || fail "a source given twice: exit $status"
+grep -q "^cp8M: warning: source file 'src/a' specified more than once" \
+  "$work/.err" || fail "a source given twice: no warning: $(cat "$work/.err")"
+check "a source given twice" 'j["files"] == 1' 'j["errors"] == 0'
+
 # ---- failures: counted as errors, not as copies; the line still comes ----
 
 mkdir m || exit 99

@@ -132,6 +132,9 @@ traced --sync --parents src/d1/d2/h into || fail "--parents failed"
 count_syncs 1 into into/src into/src/d1 into/src/d1/d2
 cmp src/d1/d2/h into/src/d1/d2/h || fail "--parents copy differs"
 
+# A pipe or /dev/null has nothing to make durable (fsync says EINVAL).
+expect 0 '' cp8M --sync a /dev/null
+
 # A failed flush: the file is not copied, and gets no name.
 expect 1 "cp8M: error syncing 'c': Input/output error" \
   trace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=1 \

@@ -491,6 +491,7 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
                                         src->name);
       if (seen && same_name (seen, src->name))
         {
+          diag_next_is_notice ();
           error (0, 0, "warning: source %s %s specified more than once",
                  S_ISDIR (smode) ? "directory" : "file",
                  quote_file (src->name));

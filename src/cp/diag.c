@@ -187,13 +187,18 @@ diag_program_name (void)
    piece of state here: written by the thread that prints, read at the
    end (--stats).  */
 static unsigned long error_messages;
+/* The next message is a warning or a notice, not an error.  */
+static bool next_is_notice;
 
 /* Called by error () at the start of each message, with stderr locked
    (glibc): the place to clear anything drawn on the terminal first.  */
 static void
 print_progname (void)
 {
-  error_messages++;
+  if (next_is_notice)
+    next_is_notice = false;
+  else
+    error_messages++;
   progress_clear ();
   fprintf (stderr, "%s: ", program_name);
 }
@@ -202,6 +207,12 @@ void
 diag_install (void)
 {
   error_print_progname = print_progname;
+}
+
+void
+diag_next_is_notice (void)
+{
+  next_is_notice = true;
 }
 
 unsigned long

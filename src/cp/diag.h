@@ -63,7 +63,11 @@ char const *diag_program_name (void);
    where a progress line is cleared before one).  Call once, early.  */
 void diag_install (void);
 
-/* How many messages error () has printed so far.  */
+/* The next error () message is a warning or a notice, which leaves the
+   exit status alone: it does not count as an error.  */
+void diag_next_is_notice (void);
+
+/* How many error messages error () has printed so far.  */
 unsigned long diag_error_count (void);
 
 /* Read an answer to a question on stderr: true for yes.  */

@@ -16,6 +16,7 @@
 
 #include "argmatch.h"
 #include "c-ctype.h"
+#include "diag.h"
 #include "error.h"
 #include "quote.h"
 #include "version-etc.h"
@@ -391,8 +392,11 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
             error (EXIT_FAILURE, 0, "cp8M was built without SELinux "
                    "support; cannot set the security context");
           if (optarg)
-            error (0, 0, "warning: ignoring --context; "
-                   "it requires an SELinux-enabled kernel");
+            {
+              diag_next_is_notice ();
+              error (0, 0, "warning: ignoring --context; "
+                     "it requires an SELinux-enabled kernel");
+            }
           break;
         case ATTRIBUTES_ONLY_OPTION:
           o->attributes_only = true;

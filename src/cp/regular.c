@@ -68,6 +68,7 @@ struct data_debug
   char const *dest;           /* how the destination was written */
   struct stats_copy copy;     /* --stats: the copy's size and holes */
   struct engine_verify_result ver;  /* --verify's check */
+  struct stat src_st;         /* the source when it was opened */
 };
 
 /* Move the data of SRC_FD into D, which is kept shorter than the source
@@ -90,7 +91,11 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   /* Before the metadata and the name: a new copy that fails is never
      linked into place.  */
   if (ok && req.verify)
-    ok = verify_copy (c, src, src_fd, d, &dbg->res, &dbg->ver);
+    {
+      struct verify_source vs = { src, src_fd, &dbg->src_st,
+                                  dbg->res.src_changed };
+      ok = verify_copy (c, &vs, d, &dbg->ver);
+    }
   return ok;
 }
 
@@ -155,6 +160,7 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       close (src_fd);
       return false;
     }
+  c->file_debug->src_st = st;
   if (!SAME_INODE (st, *sst))
     {
       error (0, 0, "skipping file %s, as it was replaced while being copied",

@@ -15,18 +15,45 @@
 #include "diag.h"
 #include "error.h"
 
-bool
-verify_copy (struct copy_ctx *c, struct loc const *src, int src_fd,
-             struct dest const *d, struct engine_result const *res,
-             struct engine_verify_result *vr)
+/* Whether the source is no longer what it was when opened (ST).  */
+static bool
+source_changed (int fd, struct stat const *st)
 {
-  if (engine_verify (c->eng, src_fd, d->fd, vr))
+  struct stat now;
+  return fstat (fd, &now) != 0 || now.st_size != st->st_size
+         || now.st_mtim.tv_sec != st->st_mtim.tv_sec
+         || now.st_mtim.tv_nsec != st->st_mtim.tv_nsec
+         || now.st_ctim.tv_sec != st->st_ctim.tv_sec
+         || now.st_ctim.tv_nsec != st->st_ctim.tv_nsec;
+}
+
+bool
+verify_copy (struct copy_ctx *c, struct verify_source const *src,
+             struct dest const *d, struct engine_verify_result *vr)
+{
+  bool good = engine_verify (c->eng, src->fd, d->fd, vr);
+  bool changed = src->changed || source_changed (src->fd, src->st);
+  if (good)
     {
       /* Not a failure (GNU cp copies changing files too), but the user
          who asked for a check wants to know what it vouches for.  */
-      if (res->src_changed && vr->checked)
-        error (0, 0, "%s changed while being copied; the copy matches "
-               "what was read", quote_file (src->name));
+      if (changed && vr->checked)
+        {
+          diag_next_is_notice ();
+          error (0, 0, "%s changed while being copied; the copy matches "
+                 "what was read", quote_file (src->loc->name));
+        }
+      return true;
+    }
+  if (vr->mismatch_at >= 0 && changed && vr->how_why)
+    {
+      /* Compared with the source as it is now, not with what was read:
+         a changing source differs from any copy of it.  */
+      diag_next_is_notice ();
+      error (0, 0, "%s changed while being copied; the copy could not be "
+             "checked", quote_file (src->loc->name));
+      vr->checked = false;
+      vr->note = "the source changed";
       return true;
     }
   if (vr->mismatch_at >= 0)
@@ -42,7 +69,7 @@ verify_copy (struct copy_ctx *c, struct loc const *src, int src_fd,
     error (0, vr->err, "cannot verify %s", quote_file (d->loc->name));
   else
     error (0, vr->err, "error reading %s",
-           quote_file (vr->side == ENGINE_SIDE_READ ? src->name
+           quote_file (vr->side == ENGINE_SIDE_READ ? src->loc->name
                                                     : d->loc->name));
   return false;
 }

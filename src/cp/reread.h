@@ -8,22 +8,34 @@
 #define CP8M_CP_REREAD_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 #include "copy.h"
 #include "dest.h"
 
-/* Check the copy the engine just made from SRC (open as SRC_FD) into D,
-   whose engine_copy result is RES; fill *VR for --debug.  On a mismatch
-   say "verification failed for 'DST'" and, when D is an existing file
-   overwritten in place, cut it at the first piece that differs, so that
-   it stays shorter than the source like any failed copy (a new one is
-   left to dest_abort).  A read error is reported as "error reading" the
-   file it came from.  A source that changed while it was copied is
-   reported when the copy checked out.  Return true when the copy
-   matched or could not be checked.  */
-bool verify_copy (struct copy_ctx *c, struct loc const *src, int src_fd,
-                  struct dest const *d, struct engine_result const *res,
-                  struct engine_verify_result *vr);
+/* The source of a copy as --verify needs it.  */
+struct verify_source
+{
+  struct loc const *loc;
+  int fd;
+  struct stat const *st;   /* its fstat when it was opened */
+  bool changed;            /* the engine saw it change while copying */
+};
+
+/* Check the copy the engine just made from SRC into D; fill *VR for
+   --debug.  On a mismatch say "verification failed for 'DST'" and, when
+   D is an existing file overwritten in place, cut it at the first piece
+   that differs, so that it stays shorter than the source like any failed
+   copy (a new one is left to dest_abort).  A read error is reported as
+   "error reading" the file it came from.  A source that changed while it
+   was copied is a notice, not an error: "the copy matches what was read"
+   when the check used hashes of what was read; when it could only
+   compare with the source as it is now (cloned or offloaded data, no
+   libxxhash), a difference then proves nothing, and the notice says the
+   copy could not be checked.  Return true when the copy matched or could
+   not be checked.  */
+bool verify_copy (struct copy_ctx *c, struct verify_source const *src,
+                  struct dest const *d, struct engine_verify_result *vr);
 
 /* Print --debug's line saying how VR's check was done (or why not).  */
 void verify_debug_line (struct engine_verify_result const *vr);
