@@ -59,6 +59,7 @@ on_fatal_signal (int sig)
   if (pending.restore)
     renameat (pending.backup_dirfd, pending.backup, pending.backup_dirfd,
               pending.backup_of);
+  progress_clear_from_signal ();
   /* Die of the same signal, so the caller sees what happened.  */
   signal (sig, SIG_DFL);
   raise (sig);

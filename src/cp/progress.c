@@ -71,6 +71,9 @@ struct progress
 /* The hooks are called from error () (through diag.c), which takes no
    context: the one run being watched, set once by progress_start.  */
 static struct progress *active;
+/* A line is on the terminal: read by the fatal-signal handler (dest.c),
+   which can only write(2), so it has its own async-signal-safe flag.  */
+static volatile sig_atomic_t line_on_screen;
 
 /* The signals that ask for a status line.  */
 static void
@@ -287,6 +290,7 @@ clear_locked (struct progress *p)
     {
       fputs ("\r\033[K", stderr);
       p->drawn = false;
+      line_on_screen = 0;
     }
 }
 
@@ -311,6 +315,7 @@ tick (struct progress *p)
     {
       fprintf (stderr, "\r%s\033[K", line);
       p->drawn = p->shown = true;
+      line_on_screen = 1;
     }
   else if (p->plain)
     {
@@ -424,6 +429,16 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
     }
   active = p;
   return p;
+}
+
+void
+progress_clear_from_signal (void)
+{
+  if (line_on_screen)
+    {
+      ssize_t n = write (STDERR_FILENO, "\r\033[K", 4);
+      (void) n;   /* nothing to be done about it, dying */
+    }
 }
 
 void

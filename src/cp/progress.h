@@ -25,6 +25,11 @@
 
 struct progress;
 
+/* Clear a progress line still on the terminal, from a signal handler
+   (only write(2)): so that the shell's "Terminated" starts a clean line
+   when a signal kills the copy.  */
+void progress_clear_from_signal (void);
+
 /* Block SIGUSR1 (and SIGINFO) in the calling thread: first thing in
    main, so that a status request sent the moment cp8M starts waits for
    the monitor instead of killing the copy (their default action).  */
