@@ -289,11 +289,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       if (o->update == UPDATE_NONE || older)
         {
           if (o->debug)
-            {
-              progress_out_begin ();
-              printf ("skipped %s\n", quote_file (dst->name));
-              progress_out_end ();
-            }
+            diag_skipped (dst->name);
           *skip = true;
           /* -u still records the pair: a later name of the same source
              file becomes a hard link to DST (replacing whatever is
@@ -307,11 +303,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       if (o->interactive && !overwrite_ok (o, dst, dst_st))
         {
           if (o->debug)
-            {
-              progress_out_begin ();
-              printf ("skipped %s\n", quote_file (dst->name));
-              progress_out_end ();
-            }
+            diag_skipped (dst->name);
           return false;
         }
     }
@@ -379,11 +371,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
         }
       *dst_new = true;
       if (o->verbose)
-        {
-          progress_out_begin ();
-          printf ("removed %s\n", quote_file (dst->name));
-          progress_out_end ();
-        }
+        diag_removed (dst->name);
     }
   return true;
 }

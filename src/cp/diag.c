@@ -169,6 +169,22 @@ diag_verbose_backup (char const *src, char const *dst, char const *backup)
 }
 
 void
+diag_removed (char const *dst)
+{
+  progress_out_begin ();
+  printf ("removed %s\n", quote_file (dst));
+  progress_out_end ();
+}
+
+void
+diag_skipped (char const *dst)
+{
+  progress_out_begin ();
+  printf ("skipped %s\n", quote_file (dst));
+  progress_out_end ();
+}
+
+void
 diag_strmode (mode_t mode, char *buf)
 {
   char s[12];

@@ -53,6 +53,12 @@ void diag_verbose (char const *src, char const *dst);
 void diag_verbose_backup (char const *src, char const *dst,
                           char const *backup);
 
+/* Print -v's "removed 'DST'" (a destination -f or --remove-destination
+   took away) and --debug's "skipped 'DST'" (kept by -n, -u or -i) to
+   stdout, clearing a progress line on the same terminal first.  */
+void diag_removed (char const *dst);
+void diag_skipped (char const *dst);
+
 /* MODE as ls shows its permissions ("rw-r--r--"), in BUF[12].  */
 void diag_strmode (mode_t mode, char *buf);
 

@@ -48,11 +48,7 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
       return -1;
     }
   if (o->verbose)
-    {
-      progress_out_begin ();
-      printf ("removed %s\n", quote_file (dst->name));
-      progress_out_end ();
-    }
+    diag_removed (dst->name);
   *dst_new = true;
   return -1;
 }

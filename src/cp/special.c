@@ -17,7 +17,6 @@
 
 #include "areadlink.h"
 #include "diag.h"
-#include "progress.h"
 #include "dirname.h"
 #include "error.h"
 #include "same-inode.h"
@@ -178,11 +177,7 @@ hard_link (struct cp8m_options const *o, int from_dirfd, char const *from_rel,
       return false;
     }
   if (replaced && o->verbose)
-    {
-      progress_out_begin ();
-      printf ("removed %s\n", quote_file (dst->name));
-      progress_out_end ();
-    }
+    diag_removed (dst->name);
   return true;
 }
 
