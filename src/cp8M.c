@@ -144,7 +144,8 @@ static bool
 copy_top (struct copy_ctx *c, char const *src, int dirfd, char const *rel,
           char const *dst, bool dst_absent)
 {
-  struct walk w = { .top_src = src, .top_dst = dst };
+  struct walk w = { .top_src = src, .top_dst = dst, .top_dirfd = dirfd,
+                   .top_prefix = strlen (dst) - strlen (rel) };
   struct loc s = { AT_FDCWD, src, src };
   struct loc d = { dirfd, rel, dst };
   bool ok = copy_node (c, &s, &d, NULL, &w, true, dst_absent);

@@ -170,7 +170,7 @@ check cmp order.gnu.x order.ours.x
 # the status are compared, not the trees.
 for args in "-r d d" "-r d d/sub" "-R d d/sub/new" \
             "-r src src/sub/deep" "-r d/ d/sub" "-r lnk-d d" \
-            "-rL lnk-d d/sub"; do
+            "-rL lnk-d d/sub" "-r d lnk-d" "-r d/ lnk-d/sub"; do
   # shellcheck disable=SC2086
   check run_both tree $args
 done

@@ -137,14 +137,17 @@ mount_ramfs ramfs || fail "cannot set up the ramfs"; m_ramfs=$mp
 $as_nobody test -x "$m_trees" ||
   fail "nobody cannot reach $m_trees (a parent directory is closed to it)"
 
-# What the trees' symlinks across devices point to: a file with an xattr,
-# a directory (with a link back to its own file), and nothing.
-foreign=$m_tmpfs/foreign
-mkdir "$foreign" "$foreign/dir" && echo foreign >"$foreign/file" &&
-  echo inside >"$foreign/dir/a" && ln -s a "$foreign/dir/link" &&
-  setfattr -n user.origin -v tmpfs "$foreign/file" ||
-  fail "cannot set up $foreign"
-source_names="$source_names $foreign"
+# make_foreign DIR: what the trees' symlinks across devices point to: a
+# file with an xattr, a directory (with a link back to its own file), and
+# nothing.  One per worker: a worker's -l copies onto the tmpfs give
+# these files more names for a while, which the other worker's digests
+# would see as a source changed under it (h=+).
+make_foreign () {
+  mkdir "$1" "$1/dir" && echo foreign >"$1/file" &&
+    echo inside >"$1/dir/a" && ln -s a "$1/dir/link" &&
+    setfattr -n user.origin -v tmpfs "$1/file" ||
+    fail "cannot set up $1"
+}
 
 make_bins "$m_trees/bin" copy
 bins=$m_trees/bin
@@ -220,9 +223,12 @@ worker () {
   wdir=$work/j$1
   tree=$m_trees/j$1/tree
   ndiff=0
+  foreign=$m_tmpfs/j$1/foreign
   mkdir -p "$wdir" "$m_trees/j$1" "$m_tmpfs/j$1" "$m_ramfs/j$1" &&
     chown nobody:nogroup "$m_trees/j$1" "$m_ramfs/j$1" &&
     echo 0 >"$wdir/count" && : >"$wdir/sets" || fail "cannot set up worker $1"
+  make_foreign "$foreign"
+  source_names="$source_names $foreign"
   _i=$1
   while [ "$_i" -lt "$trees" ]; do
     one_tree $((seed0 + _i))

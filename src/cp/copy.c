@@ -416,6 +416,24 @@ earlier_copy (struct copy_ctx *c, struct stat const *sst,
   return NULL;
 }
 
+/* Is the directory SRC the entry that EARLIER, the name of a copy made
+   this run, names?  The copy's parent is looked up from the operand's
+   target directory, as GNU cp 9.11 does (same_nameat on its dirfd): a
+   target given as a symbolic link to a directory ("cp -r d~ d" with d ->
+   d~) is the directory itself, so copying d~ into it is copying a
+   directory into itself, not a hard link to one.  */
+static bool
+copy_of_itself (struct loc const *src, char const *earlier,
+                struct walk const *w)
+{
+  if (w->top_dirfd != AT_FDCWD
+      && strncmp (earlier, w->top_dst, w->top_prefix) == 0
+      && earlier[w->top_prefix])
+    return same_nameat (AT_FDCWD, src->name, w->top_dirfd,
+                        earlier + w->top_prefix);
+  return same_name (src->name, earlier);
+}
+
 /* Create DST as the kind of file SRC is.  */
 static bool
 copy_by_type (struct copy_ctx *c, struct loc const *src,
@@ -570,7 +588,7 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
 
   bool ok;
   char const *earlier = earlier_copy (c, &sst, dst, command_line);
-  if (earlier && S_ISDIR (smode) && same_name (src->name, earlier))
+  if (earlier && S_ISDIR (smode) && copy_of_itself (src, earlier, w))
     {
       error (0, 0, "cannot copy a directory, %s, into itself, %s",
              quote_file_n (0, w->top_src), quote_file_n (1, w->top_dst));

@@ -84,6 +84,12 @@ struct ancestor
 struct walk
 {
   char const *top_src, *top_dst;  /* the operand's names, for messages */
+  int top_dirfd;                  /* the directory top_dst's last part is
+                                     made in (the target directory), or
+                                     AT_FDCWD */
+  size_t top_prefix;              /* bytes of top_dst before that part:
+                                     every destination name of the run
+                                     starts with them */
   bool first_dir_created;         /* the operand's first new directory is
                                      remembered, to catch copying into
                                      itself */
