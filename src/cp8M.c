@@ -250,6 +250,7 @@ main (int argc, char **argv)
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels (),
+                        .ahead_fd_limit = dirfds_ahead_limit (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
   dirfds_stack_init (&c, &c);
   if (o.sync)
@@ -265,7 +266,13 @@ main (int argc, char **argv)
   bool ok = true;
   if (t.dir)
     for (int i = 0; i < t.n_sources; i++)
-      ok &= copy_into (&c, &t, t.sources[i]);
+      {
+        /* The next operand, for the engine to read ahead.  */
+        c.next_file = (struct loc) { AT_FDCWD, NULL, NULL };
+        if (i + 1 < t.n_sources)
+          c.next_file.rel = c.next_file.name = t.sources[i + 1];
+        ok &= copy_into (&c, &t, t.sources[i]);
+      }
   else
     {
       /* --strip-trailing-slashes applies only to copies into a

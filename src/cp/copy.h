@@ -29,6 +29,14 @@ struct sync_dirs;
 struct progress;
 
 /* State of one run, passed down the walk (there are no globals).  */
+/* A file as the *at() calls reach it, and as messages name it.  */
+struct loc
+{
+  int dirfd;          /* directory REL is looked up in, or AT_FDCWD */
+  char const *rel;
+  char const *name;   /* the whole name, relative to the working directory */
+};
+
 struct copy_ctx
 {
   struct cp8m_options const *o;
@@ -48,14 +56,11 @@ struct copy_ctx
                                      walk to flush at the end (sync.h) */
   struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
   struct progress *progress;  /* told of each regular file, or NULL */
-};
-
-/* A file as the *at() calls reach it, and as messages name it.  */
-struct loc
-{
-  int dirfd;          /* directory REL is looked up in, or AT_FDCWD */
-  char const *rel;
-  char const *name;   /* the whole name, relative to the working directory */
+  struct loc next_file;   /* the walk's next node, when it looks like a
+                             regular file (else NAME is NULL): the engine
+                             may read it ahead (engine_lookahead) */
+  int ahead_fd_limit;     /* open it only below this descriptor number,
+                             leaving room for the copy's own */
 };
 
 /* A directory being copied, linked to its parents: one level of the
@@ -119,6 +124,10 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
 /* dirfds.c: how many directory levels a walk keeps open, from the
    descriptor limit (RLIMIT_NOFILE) and the descriptors already open.  */
 unsigned int dirfds_max_levels (void);
+
+/* dirfds.c: the descriptor number below which the walk's next file may
+   be opened for reading ahead (copy_ctx.ahead_fd_limit).  */
+int dirfds_ahead_limit (void);
 
 /* dirfds.c: note BASE, an address near the top of the stack, and how far
    below it the walk may recurse (RLIMIT_STACK less a margin).  */

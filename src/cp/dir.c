@@ -29,6 +29,7 @@
 struct entry
 {
   ino_t ino;
+  unsigned char type;   /* d_type: DT_REG, DT_DIR... or DT_UNKNOWN */
   char *name;
 };
 
@@ -70,6 +71,7 @@ read_entries (int fd, size_t *count)
       if (n == alloc)
         v = x2nrealloc (v, &alloc, sizeof *v);
       v[n].ino = d->d_ino;
+      v[n].type = d->d_type;
       v[n].name = xstrdup (d->d_name);
       n++;
     }
@@ -119,8 +121,13 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       char *dst_name = file_name_concat (dst->name, name, NULL);
       struct loc s = { self->src_fd, name, src_name };
       struct loc d = { self->dst_fd, name, dst_name };
+      /* The file after this one, for the engine to read ahead.  */
+      c->next_file = (struct loc) { self->src_fd, NULL, NULL };
+      if (i + 1 < n && names[i + 1].type == DT_REG)
+        c->next_file.rel = c->next_file.name = names[i + 1].name;
       /* Going on after copying into itself would copy the copy again.  */
       ok &= copy_node (c, &s, &d, self, w, false, dst_new);
+      c->next_file.name = NULL;
       free (src_name);
       free (dst_name);
     }

@@ -82,6 +82,18 @@ dirfds_max_levels (void)
          : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
 }
 
+int
+dirfds_ahead_limit (void)
+{
+  struct rlimit r;
+  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY
+      || r.rlim_cur > INT_MAX)
+    return INT_MAX;
+  /* Above the next file's descriptor: the engine's direct and plain
+     reopenings of this file and of the next, and --verify's.  */
+  return (int) r.rlim_cur - 8;
+}
+
 /* The stack: how far from BASE (an address near the top of the main
    thread's stack) the walk may go, keeping a margin for what one level
    calls below it (the engine, the C library).  */

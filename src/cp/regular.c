@@ -67,6 +67,28 @@ struct data_debug
   struct stat src_st;         /* the source when it was opened */
 };
 
+/* The walk's next file, for the engine to read ahead while this one's
+   copy (of SIZE bytes) ends, or -1.  Only after a file large enough to
+   be copied with I/Os in flight (small files must not pay an open
+   more), and only while descriptors are plentiful.  O_PATH: looking
+   does not open a device (which may rewind a tape) or wait on a FIFO,
+   should the name have become one since the directory was read; the
+   engine opens a regular file again to read it.  */
+static int
+open_next_file (struct copy_ctx const *c, off_t size)
+{
+  struct loc const *next = &c->next_file;
+  if (!next->name || size < (off_t) engine_buffer_size (c->eng))
+    return -1;
+  int fd = openat (next->dirfd, next->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= c->ahead_fd_limit)
+    {
+      close (fd);
+      fd = -1;
+    }
+  return fd;
+}
+
 /* Move the data of SRC_FD into D, which is kept shorter than the source
    until complete when others can see it.  */
 static bool
@@ -77,7 +99,11 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   req.verify = c->o->verify;
+  int next_fd = open_next_file (c, dbg->src_st.st_size);
+  engine_lookahead (c->eng, next_fd);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
+  if (next_fd >= 0)
+    close (next_fd);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
   else if (c->stats)

@@ -27,6 +27,20 @@
    again.  A handful is plenty: a copy touches few devices.  */
 enum { REFUSED_MAX = 16 };
 
+/* The first N whole chunks of a file, read ahead during the copy before
+   its own, and the file as it was when they were read: its copy takes
+   them only if it is still the same (no write since changes its size,
+   its modification time or its status change time).  */
+struct ahead_data
+{
+  unsigned int n;
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+  char *buf[ENGINE_MAX_DEPTH];   /* chunk K's data */
+};
+
 struct engine_ctx
 {
   struct engine_config cfg;
@@ -37,6 +51,9 @@ struct engine_ctx
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
   struct verify_rec verify;  /* what the last copy read, for --verify */
+  int ahead_fd;              /* engine_lookahead's file, for the copy
+                                under way, or -1 */
+  struct ahead_data ahead;   /* what that copy read ahead of it */
 };
 
 static size_t
@@ -61,6 +78,7 @@ engine_ctx_new (struct engine_config const *cfg)
     {
       ctx->cfg = *cfg;
       ctx->cfg.buffer_size = rounded;
+      ctx->ahead_fd = -1;
     }
   return ctx;
 }
@@ -75,6 +93,12 @@ engine_ctx_free (struct engine_ctx *ctx)
       verify_rec_free (&ctx->verify);
       free (ctx);
     }
+}
+
+void
+engine_lookahead (struct engine_ctx *ctx, int fd)
+{
+  ctx->ahead_fd = fd;
 }
 
 size_t
@@ -243,6 +267,7 @@ struct file_copy
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
   off_t ended_at;      /* the source ended early here, or -1 */
+  struct ahead_data adopt;  /* what the copy before read ahead */
   struct engine_result *res;
 };
 
@@ -523,8 +548,138 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .meter = fc->ctx->cfg.meter,
     .ended_at = -1,
   };
+  /* Passes with one I/O in flight use the first buffer, which reading
+     ahead leaves alone.  */
+  job->free_buf[0] = fc->ctx->buffers[0];
+  job->n_free = 1;
   pthread_mutex_init (&job->lock, NULL);
   pthread_cond_init (&job->idle, NULL);
+}
+
+/* ---- reading ahead (engine_lookahead) ---- */
+
+static bool
+same_version (struct ahead_data const *a, struct stat const *st)
+{
+  return a->dev == st->st_dev && a->ino == st->st_ino
+         && a->size == st->st_size
+         && a->mtime.tv_sec == st->st_mtim.tv_sec
+         && a->mtime.tv_nsec == st->st_mtim.tv_nsec
+         && a->ctime.tv_sec == st->st_ctim.tv_sec
+         && a->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+/* Let the direct pass JOB over CHUNKS start with the chunks the copy
+   before read ahead, if they are of this file as it is now and the pass
+   reads it whole from its start into a file no one sees yet (an
+   existing destination holds its last chunk back, which ready chunks do
+   not).  Return how many it takes.  */
+static unsigned int
+adopt_read_ahead (struct file_copy *fc, struct io_job *job,
+                  struct chunker *chunks)
+{
+  struct ahead_data const *a = &fc->adopt;
+  off_t bs = fc->ctx->cfg.buffer_size;
+  if (a->n == 0 || fc->req->in_place || chunks->seek_holes
+      || chunks->cur != 0 || !same_version (a, &fc->src_st))
+    return 0;
+  unsigned int n = a->n;
+  while (n > 0 && (off_t) n * bs > chunks->limit)
+    n--;
+  /* Taken from the end: the first chunk goes first.  */
+  for (unsigned int i = 0; i < n; i++)
+    job->ready[i] = (struct ready_chunk) {
+      { (off_t) (n - 1 - i) * bs, bs, false }, a->buf[n - 1 - i] };
+  job->n_ready = n;
+  chunks->cur = (off_t) n * bs;
+  return n;
+}
+
+/* Give JOB every buffer of the context but those its ready chunks hold,
+   the first ones on top: the job's own chunks take them, and reading
+   ahead (which may not) the others.  */
+static void
+give_buffers (struct io_job *job, struct engine_ctx const *ctx)
+{
+  job->n_free = 0;
+  for (unsigned int i = ENGINE_MAX_DEPTH; i-- > 0; )
+    {
+      bool held = !ctx->buffers[i];
+      for (unsigned int j = 0; j < job->n_ready; j++)
+        held |= job->ready[j].buf == ctx->buffers[i];
+      if (!held)
+        job->free_buf[job->n_free++] = ctx->buffers[i];
+    }
+}
+
+/* Plan reading ahead the file engine_lookahead named while the direct
+   pass of FC runs: only one the next copy will read whole with direct
+   I/O from its start (regular, without holes, one buffer or more, not
+   mostly cached, on a device that took direct I/O, copied without
+   reflinks), opened again with O_NOATIME so that reading it early does
+   not change what -p preserves.  Nothing when this copy holds its last
+   chunk back (the buffers are its).  Fill *RA and *ST (the file as it
+   was then); return how many chunks it may read, 0 for none.  */
+static unsigned int
+plan_read_ahead (struct file_copy *fc, struct read_ahead *ra,
+                 struct stat *st)
+{
+  struct engine_ctx const *ctx = fc->ctx;
+  struct engine_request const *req = fc->req;
+  off_t bs = ctx->cfg.buffer_size;
+  int fd = ctx->ahead_fd;
+  if (fd < 0 || req->in_place || req->reflink != ENGINE_REFLINK_NEVER
+      || req->direct == ENGINE_DIRECT_NEVER || ctx->cfg.queue_depth < 3)
+    return 0;
+  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || st->st_size < bs
+      || sparse_has_holes (st) || refused_index (ctx, st->st_dev) >= 0
+      || (st->st_dev == fc->src_st.st_dev && st->st_ino == fc->src_st.st_ino))
+    return 0;
+#if defined O_DIRECT && defined O_NOATIME
+  int dfd = dio_reopen (fd, O_RDONLY | O_DIRECT | O_NOATIME);
+#else
+  int dfd = -1;
+#endif
+  if (dfd < 0)
+    return 0;
+  char const *from;
+  struct dio_align al = dio_alignment (dfd, st, &from);
+  off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
+                                                : CP8M_IO_ALIGN;
+  /* A cached file will be copied buffered (want_direct): no use.  */
+  if (bs % align != 0 || al.mem_align > ctx->buffer_align
+      || (req->direct == ENGINE_DIRECT_AUTO
+          && cache_resident_fraction (dfd, st->st_size) >= 0.5))
+    {
+      close (dfd);
+      return 0;
+    }
+  off_t whole = st->st_size / bs;
+  unsigned int most = ctx->cfg.queue_depth - 2;
+  *ra = (struct read_ahead) { .fd = dfd, .chunk = bs,
+                              .want = whole < most ? whole : most };
+  return ra->want;
+}
+
+/* Keep what RA read whole from the start of the file (as ST was) for the
+   next copy, and close its descriptor.  */
+static void
+keep_read_ahead (struct engine_ctx *ctx, struct read_ahead *ra,
+                 struct stat const *st)
+{
+  struct ahead_data *a = &ctx->ahead;
+  a->n = 0;
+  while (a->n < ra->want && ra->buf[a->n])
+    {
+      a->buf[a->n] = ra->buf[a->n];
+      a->n++;
+    }
+  a->dev = st->st_dev;
+  a->ino = st->st_ino;
+  a->size = st->st_size;
+  a->mtime = st->st_mtim;
+  a->ctime = st->st_ctim;
+  close (ra->fd);
 }
 
 /* Account for a finished pass: bytes, where the source ended early (if it
@@ -555,7 +710,7 @@ copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
   chunks->limit = fc->src_st.st_size;
   chunks->align = 1;
   chunks->ext_end = -1;
-  pipeline_run (&job, fc->ctx->buffers, 1);
+  pipeline_run (&job, 1);
   fc->res->report.tail = fc->src_st.st_size - from;
   if (!end_pass (fc, &job))
     return false;
@@ -627,7 +782,32 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
       if (!rep->caveat)
         rep->caveat = dio_cache_caveat (dst.fd);
       rep->depth = fc->depth;
-      pipeline_run (&job, ctx->buffers, fc->depth);
+      rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
+      /* Workers beyond this file's chunks, as many as there are buffers
+         to spare, start reading the next file at once.  */
+      struct read_ahead ra;
+      struct stat ra_st;
+      unsigned int want = plan_read_ahead (fc, &ra, &ra_st);
+      unsigned int most = ctx->cfg.queue_depth;
+      unsigned int workers = fc->depth + want < most ? fc->depth + want
+                                                      : most;
+      /* Reading ahead may not use the first two buffers: two more, so
+         that it starts at once beside a file of one or two chunks.  */
+      unsigned int nbuf = workers + (want > 0 ? 2 : 0);
+      nbuf = ensure_buffers (ctx, nbuf < most ? nbuf : most, fc->src_fd,
+                             fc->dst_fd);
+      if (workers > nbuf)
+        workers = nbuf;
+      give_buffers (&job, ctx);
+      if (want > 0)
+        {
+          ra.keep_out[0] = ctx->buffers[0];
+          ra.keep_out[1] = ctx->buffers[1];
+          job.ahead = &ra;
+        }
+      pipeline_run (&job, workers);
+      if (want > 0)
+        keep_read_ahead (ctx, &ra, &ra_st);
       ok = end_pass (fc, &job);
       if (ok && job.refused_errno)
         {
@@ -669,7 +849,7 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
   job.write_flags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
   chunks->limit = fc->ended_at >= 0 ? fc->ended_at : fc->src_st.st_size;
   chunks->align = 1;
-  pipeline_run (&job, fc->ctx->buffers, 1);
+  pipeline_run (&job, 1);
   rep->dontcache_reads = job.read_flags != 0;
   rep->dontcache_writes = job.write_flags != 0;
   return end_pass (fc, &job);
@@ -770,7 +950,7 @@ offload_pass (struct file_copy *fc, struct chunker *chunks)
   init_job (&job, fc, chunks);
   job.offload = true;
   chunks->limit = fc->src_st.st_size;
-  pipeline_run (&job, fc->ctx->buffers, 1);
+  pipeline_run (&job, 1);
   if (job.offload_moved)
     verify_rec_by_source (&fc->ctx->verify, "data cloned or offloaded");
   /* It stops at a failure: the last word is that.  */
@@ -888,19 +1068,17 @@ copy_file (struct file_copy *fc)
   return copy_seekable (fc);
 }
 
-bool
-engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
-             struct engine_request const *req, struct engine_result *res)
+/* engine_copy for the file copy FC.  */
+static bool
+copy_whole (struct file_copy *fc)
 {
-  *res = (struct engine_result) { .report = {
-    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
-    .depth = 1 } };
-  struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
-                          .ended_at = -1 };
-  verify_rec_start (&ctx->verify, req->verify);
-  if (fstat (src_fd, &fc.src_st) != 0)
+  struct engine_ctx *ctx = fc->ctx;
+  struct engine_result *res = fc->res;
+  int src_fd = fc->src_fd, dst_fd = fc->dst_fd;
+  verify_rec_start (&ctx->verify, fc->req->verify);
+  if (fstat (src_fd, &fc->src_st) != 0)
     return fail (res, ENGINE_SIDE_READ, errno);
-  if (fstat (dst_fd, &fc.dst_st) != 0)
+  if (fstat (dst_fd, &fc->dst_st) != 0)
     return fail (res, ENGINE_SIDE_WRITE, errno);
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
@@ -912,13 +1090,29 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   struct dio_fd plain_src, plain_dst;
   dio_plain (src_fd, O_RDONLY, &plain_src);
   dio_plain (dst_fd, O_WRONLY, &plain_dst);
-  fc.src_fd = plain_src.fd;
-  fc.dst_fd = plain_dst.fd;
-  bool ok = copy_file (&fc);
+  fc->src_fd = plain_src.fd;
+  fc->dst_fd = plain_dst.fd;
+  bool ok = copy_file (fc);
   if (!dio_release (&plain_src) && ok)
     ok = fail (res, ENGINE_SIDE_READ, errno);
   if (!dio_release (&plain_dst) && ok)
     ok = fail (res, ENGINE_SIDE_WRITE, errno);
+  return ok;
+}
+
+bool
+engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
+             struct engine_request const *req, struct engine_result *res)
+{
+  *res = (struct engine_result) { .report = {
+    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
+    .depth = 1 } };
+  struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
+                          .ended_at = -1, .adopt = ctx->ahead };
+  /* Read ahead for this copy, or for none: taken now or dropped.  */
+  ctx->ahead.n = 0;
+  bool ok = copy_whole (&fc);
+  ctx->ahead_fd = -1;
   return ok;
 }
 

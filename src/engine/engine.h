@@ -163,6 +163,8 @@ struct engine_report
                               buffers than configured */
   unsigned int mem_align, offset_align;
   off_t tail;              /* bytes copied through the plain descriptor */
+  unsigned int ahead_chunks;  /* chunks read ahead by the copy before
+                                 (engine_lookahead) and taken by this one */
   char const *caveat;      /* direct, but the filesystem caches anyway */
 };
 
@@ -181,6 +183,20 @@ struct engine_result
 /* Create a context for CFG.  Nothing large is allocated yet.  Return NULL
    with errno set on failure (EINVAL for a zero buffer or bad depth).  */
 struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
+
+/* Name the file the caller will most likely copy next, open as FD (for
+   reading, or O_PATH: the engine opens a regular file again, with
+   O_DIRECT), for the next engine_copy only: while that
+   copy's last chunks are written (and while the caller finishes it and
+   opens the next), workers with buffers to spare read the first chunks
+   of FD's file ahead, so that the device does not idle between files.
+   The next engine_copy of the same file takes them if the file has not
+   changed since (size, modification and status change times); anything
+   else drops them.  Reading ahead happens only for a file that copy
+   would read with direct I/O from its start, never changes the file's
+   access time, and never holds the context's first two buffers.  The
+   caller may close FD once engine_copy returns.  -1: none.  */
+void engine_lookahead (struct engine_ctx *ctx, int fd);
 
 /* Free CTX and its buffers.  CTX may be NULL.  */
 void engine_ctx_free (struct engine_ctx *ctx);

@@ -121,7 +121,7 @@ hand_back_refused (struct io_job *job, enum engine_side side, int err,
 {
   pthread_mutex_lock (&job->lock);
   struct chunker *c = job->chunks;
-  if (c->n_redo < ENGINE_MAX_DEPTH)
+  if (c->n_redo < CHUNKER_REDO_MAX)
     c->redo[c->n_redo++] = (struct io_range) { off, len, false };
   if (!job->refused_errno || off < job->refused_at)
     {
@@ -285,10 +285,18 @@ offload_chunk (struct io_job *job, struct io_range r)
   pthread_mutex_unlock (&job->lock);
 }
 
+/* Copy the chunk R through BUF; READY: BUF holds its data already (read
+   ahead), so it is only written.  */
 static void
 copy_chunk (struct io_job *job, struct flags *fl, char *buf,
-            struct io_range r)
+            struct io_range r, bool ready)
 {
+  if (ready)
+    {
+      if (write_hashed (job, fl, buf, r))
+        add_bytes (job, r.len);
+      return;
+    }
   if (r.zero)
     {
       memset (buf, 0, r.len);
@@ -343,6 +351,47 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
     add_bytes (job, r.len);
 }
 
+/* ---- reading ahead ---- */
+
+/* Read chunk K of JOB->ahead into BUF, whole.  Return success: a read
+   that fails or comes short leaves nothing to keep (the next copy reads
+   that part itself).  */
+static bool
+read_ahead_chunk (struct read_ahead const *ra, unsigned int k, char *buf)
+{
+  off_t off = (off_t) k * ra->chunk;
+  off_t got = 0;
+  int no_flags = 0;
+  while (got < ra->chunk)
+    {
+      ssize_t n = rw_at (ra->fd, false, buf + got, ra->chunk - got,
+                         off + got, &no_flags);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return false;
+      got += n;
+    }
+  return true;
+}
+
+/* A free buffer of JOB that read-ahead may fill, taken off the free list,
+   or NULL.  Under the lock.  */
+static char *
+take_ahead_buffer (struct io_job *job)
+{
+  struct read_ahead const *ra = job->ahead;
+  for (unsigned int i = job->n_free; i-- > 0; )
+    {
+      char *b = job->free_buf[i];
+      if (b == ra->keep_out[0] || b == ra->keep_out[1])
+        continue;
+      job->free_buf[i] = job->free_buf[--job->n_free];
+      return b;
+    }
+  return NULL;
+}
+
 /* ---- workers ---- */
 
 enum { WORKER_STACK = 512 * 1024 };
@@ -350,9 +399,12 @@ enum { WORKER_STACK = 512 * 1024 };
 struct worker
 {
   struct io_job *job;
-  char *buf;
   pthread_t thread;
 };
+
+/* What a worker took: nothing, a chunk of its job (read and written, or
+   only written when it was read ahead), or a chunk to read ahead.  */
+enum task { TASK_NONE, TASK_CHUNK, TASK_READY, TASK_AHEAD };
 
 /* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
    is none (or the job stopped).  */
@@ -401,6 +453,62 @@ take_chunk (struct io_job *job, struct io_range *r)
     }
 }
 
+/* Give the worker its next task and the buffer for it, under the lock:
+   chunks read ahead first (they hold buffers), then the job's own, then
+   reading ahead with a buffer to spare.  *K is the read-ahead chunk's
+   number.  */
+static enum task
+take_task (struct io_job *job, struct io_range *r, char **buf,
+           unsigned int *k)
+{
+  if (job->stop && job->n_ready > 0)
+    {
+      /* Stopped by a refusal: what was read ahead and not yet written is
+         for the buffered pass to copy (after an error, for no one).  */
+      struct chunker *c = job->chunks;
+      while (job->n_ready > 0 && c->n_redo < CHUNKER_REDO_MAX)
+        c->redo[c->n_redo++] = job->ready[--job->n_ready].r;
+    }
+  if (!job->stop && job->n_ready > 0)
+    {
+      struct ready_chunk rc = job->ready[--job->n_ready];
+      *r = rc.r;
+      *buf = rc.buf;
+      job->in_flight++;
+      return TASK_READY;
+    }
+  /* No buffer, no chunk: the workers holding the buffers finish the job
+     (jobs that hold the last chunk back never read ahead, so none is
+     waiting for a buffer here).  */
+  if (job->n_free > 0 && take_chunk (job, r) > 0)
+    {
+      *buf = job->free_buf[--job->n_free];
+      return TASK_CHUNK;
+    }
+  struct read_ahead *ra = job->ahead;
+  if (ra && !job->stop && ra->next < ra->want
+      && (*buf = take_ahead_buffer (job)) != NULL)
+    {
+      *k = ra->next++;
+      return TASK_AHEAD;
+    }
+  return TASK_NONE;
+}
+
+/* A task is done: its buffer goes back (or, read ahead whole, is kept in
+   JOB->ahead).  Under the lock.  */
+static void
+end_task (struct io_job *job, enum task t, char *buf, unsigned int k,
+          bool kept)
+{
+  if (t == TASK_AHEAD && kept)
+    job->ahead->buf[k] = buf;
+  else
+    job->free_buf[job->n_free++] = buf;
+  if (t != TASK_AHEAD && --job->in_flight == 0)
+    pthread_cond_broadcast (&job->idle);
+}
+
 static void *
 work (void *arg)
 {
@@ -413,15 +521,20 @@ work (void *arg)
   for (;;)
     {
       struct io_range r;
+      char *buf = NULL;
+      unsigned int k = 0;
       pthread_mutex_lock (&job->lock);
-      int got = take_chunk (job, &r);
+      enum task t = take_task (job, &r, &buf, &k);
       pthread_mutex_unlock (&job->lock);
-      if (got <= 0)
+      if (t == TASK_NONE)
         break;
-      copy_chunk (job, &fl, w->buf, r);
+      bool kept = false;
+      if (t == TASK_AHEAD)
+        kept = read_ahead_chunk (job->ahead, k, buf);
+      else
+        copy_chunk (job, &fl, buf, r, t == TASK_READY);
       pthread_mutex_lock (&job->lock);
-      if (--job->in_flight == 0)
-        pthread_cond_broadcast (&job->idle);
+      end_task (job, t, buf, k, kept);
       pthread_mutex_unlock (&job->lock);
     }
   /* Report a flag the kernel refused, for --debug.  */
@@ -433,7 +546,7 @@ work (void *arg)
 }
 
 void
-pipeline_run (struct io_job *job, char *const *buffers, unsigned int depth)
+pipeline_run (struct io_job *job, unsigned int depth)
 {
   struct worker workers[ENGINE_MAX_DEPTH];
   unsigned int started = 1;
@@ -451,7 +564,7 @@ pipeline_run (struct io_job *job, char *const *buffers, unsigned int depth)
                && pthread_attr_setstacksize (&attr, WORKER_STACK) == 0;
   for (; started < depth; started++)
     {
-      workers[started] = (struct worker) { job, buffers[started], 0 };
+      workers[started] = (struct worker) { job, 0 };
       if (pthread_create (&workers[started].thread, small ? &attr : NULL,
                           work, &workers[started]) != 0)
         break;    /* fewer threads still copy everything */
@@ -460,7 +573,7 @@ pipeline_run (struct io_job *job, char *const *buffers, unsigned int depth)
     pthread_attr_destroy (&attr);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
 
-  workers[0] = (struct worker) { job, buffers[0], 0 };
+  workers[0] = (struct worker) { job, 0 };
   work (&workers[0]);
   for (unsigned int i = 1; i < started; i++)
     pthread_join (workers[i].thread, NULL);

@@ -23,6 +23,9 @@ struct io_range
   bool zero;    /* a hole of the source, to be written as zeros */
 };
 
+/* Room for every chunk in flight and every chunk read ahead.  */
+enum { CHUNKER_REDO_MAX = 2 * ENGINE_MAX_DEPTH };
+
 /* Hands out the chunks of a pass: the data extents of the source within
    [cur, limit), rounded outward to ALIGN, cut into pieces of at most the
    buffer size.  */
@@ -39,7 +42,10 @@ struct chunker
   off_t ext_end;     /* end of the extent being cut, or -1 */
   off_t data_at;     /* where its data begins (FILL_HOLES: the hole
                         before it is handed out first) */
-  struct io_range redo[ENGINE_MAX_DEPTH];  /* handed out again first */
+  struct io_range redo[CHUNKER_REDO_MAX];  /* handed out again first: the
+                                             refused ranges of the chunks
+                                             in flight, and the chunks
+                                             read ahead not yet written */
   int n_redo;
   struct io_range last;  /* the chunk that ends the file, set aside by a
                             hold_last job until nothing else is left */
@@ -50,6 +56,32 @@ struct chunker
    far (or at where it was handed back): the next pass finds its extent
    afresh, with its own alignment.  */
 void chunker_restart (struct chunker *c, off_t off);
+
+/* A chunk read before its copy began (by the read-ahead of the copy
+   before it), waiting in BUF to be written.  */
+struct ready_chunk
+{
+  struct io_range r;
+  char *buf;
+};
+
+/* Reading ahead: the first chunks of the file the caller will copy next,
+   read into spare buffers by workers that find nothing left to hand out
+   in their own job, so that the device keeps reading while the job's last
+   writes drain and while the caller finishes this file and opens the
+   next (see engine_lookahead in engine.h).  Only whole chunks from offset
+   0: the next copy takes a prefix of them.  */
+struct read_ahead
+{
+  int fd;                 /* direct descriptor of the next file */
+  off_t chunk;            /* bytes per chunk: the buffer size */
+  unsigned int want;      /* chunks to read: [0, WANT * CHUNK) */
+  unsigned int next;      /* the next one to hand out */
+  char *keep_out[2];      /* buffers never to hold read-ahead data (the
+                             context's first two, which the single-buffer
+                             passes and engine_verify use) */
+  char *buf[ENGINE_MAX_DEPTH];  /* chunk K's data once read whole */
+};
 
 /* One pass over a file: fixed parameters, then state shared by the
    threads under LOCK.  */
@@ -71,6 +103,14 @@ struct io_job
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
                                  or NULL */
   struct engine_meter *meter;  /* the caller's live count, or NULL */
+  struct read_ahead *ahead;    /* what idle workers read ahead, or NULL */
+
+  /* Buffers: FREE_BUF are there to take, one per chunk in flight; READY
+     are chunks read ahead, written before any other is handed out.  */
+  char *free_buf[ENGINE_MAX_DEPTH];
+  unsigned int n_free;
+  struct ready_chunk ready[ENGINE_MAX_DEPTH];
+  unsigned int n_ready;
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
@@ -100,10 +140,12 @@ meter_add (struct engine_meter *meter, off_t n)
                                memory_order_relaxed);
 }
 
-/* Run JOB with DEPTH I/Os in flight, one buffer of JOB->buffer_size bytes
-   each from BUFFERS.  Return when the chunker is exhausted or JOB->stop
-   was set by an error, a change or a refusal; JOB says which.  */
-void pipeline_run (struct io_job *job, char *const *buffers,
-                   unsigned int depth);
+/* Run JOB with up to WORKERS I/Os in flight, each in one of JOB's buffers
+   (JOB->buffer_size bytes each): its ready chunks first, then the
+   chunker's, then, with the buffers left, JOB->ahead's.  Return when all
+   are done or JOB->stop was set by an error, a change or a refusal; JOB
+   says which.  Read-ahead buffers end in JOB->ahead->buf, the others in
+   JOB->free_buf.  */
+void pipeline_run (struct io_job *job, unsigned int workers);
 
 #endif

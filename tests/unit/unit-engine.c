@@ -342,7 +342,7 @@ arm (int src, int dst)
 static struct engine_ctx *
 make_ctx (unsigned int depth)
 {
-  struct engine_config cfg = { BUF, depth };
+  struct engine_config cfg = { .buffer_size = BUF, .queue_depth = depth };
   struct engine_ctx *ctx = engine_ctx_new (&cfg);
   ck_assert_ptr_nonnull (ctx);
   ck_assert_uint_eq (engine_buffer_size (ctx), BUF);
@@ -390,18 +390,22 @@ END_TEST
 
 START_TEST (test_ctx_config)
 {
-  struct engine_config cfg = { 1, 1 };
+  struct engine_config cfg = { .buffer_size = 1, .queue_depth = 1 };
   struct engine_ctx *ctx = engine_ctx_new (&cfg);
   ck_assert_uint_eq (engine_buffer_size (ctx), 4096);
   engine_ctx_free (ctx);
-  cfg = (struct engine_config) { 8 * 1000 * 1000, 4 };
+  cfg = (struct engine_config) { .buffer_size = 8 * 1000 * 1000,
+                                 .queue_depth = 4 };
   ctx = engine_ctx_new (&cfg);
   ck_assert_uint_eq (engine_buffer_size (ctx), 8003584);
   /* Nothing large is allocated until a copy needs it.  */
   ck_assert_uint_eq (engine_buffer_allocations (ctx), 0);
   engine_ctx_free (ctx);
   struct engine_config const bad[] = {
-    { 0, 1 }, { SIZE_MAX, 1 }, { 4096, 0 }, { 4096, ENGINE_MAX_DEPTH + 1 } };
+    { .buffer_size = 0, .queue_depth = 1 },
+    { .buffer_size = SIZE_MAX, .queue_depth = 1 },
+    { .buffer_size = 4096, .queue_depth = 0 },
+    { .buffer_size = 4096, .queue_depth = ENGINE_MAX_DEPTH + 1 } };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
     {
       errno = 0;
@@ -1324,6 +1328,266 @@ START_TEST (test_buffers_allocated_once)
 }
 END_TEST
 
+
+/* ---- reading ahead (engine_lookahead) ---- */
+
+/* Bytes of a second kind, so that a copy of the wrong version of a file
+   cannot compare equal.  */
+static unsigned char
+other_pattern (off_t i)
+{
+  return (unsigned char) (pattern (i) ^ 0x5a ^ (i >> 9));
+}
+
+/* FD holds SIZE bytes of other_pattern from its start.  */
+static void
+assert_other (int fd, off_t size)
+{
+  struct stat st;
+  ck_assert_int_eq (fstat (fd, &st), 0);
+  ck_assert_int_eq (st.st_size, size);
+  unsigned char *data = malloc (size + 1);
+  ck_assert_int_eq (__real_pread (fd, data, size, 0), (ssize_t) size);
+  for (off_t i = 0; i < size; i++)
+    if (data[i] != other_pattern (i))
+      ck_abort_msg ("byte %jd is not the new contents", (intmax_t) i);
+  free (data);
+}
+
+/* Rewrite [0, SIZE) of FD with other_pattern.  */
+static void
+rewrite_other (int fd, off_t size)
+{
+  unsigned char *data = malloc (size + 1);
+  for (off_t i = 0; i < size; i++)
+    data[i] = other_pattern (i);
+  ck_assert_int_eq (__real_pwrite (fd, data, size, 0), (ssize_t) size);
+  free (data);
+}
+
+/* A source the engine reads ahead: its times are set in the past, so
+   that any later write changes them (the kernel's clock for file times
+   is coarse, and a write within the same tick as the file's creation
+   would leave them as they were).  */
+static int
+ahead_source (off_t size)
+{
+  int fd = source_file (size);
+  struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+  ck_assert_int_eq (futimens (fd, old), 0);
+  return fd;
+}
+
+/* Copy A (4 buffers) with B named as the next file, through a descriptor
+   opened for reading (_i even) or with O_PATH (odd); then B: its copy is
+   B, and takes the chunks read ahead when direct I/O works here.  */
+START_TEST (test_read_ahead_taken)
+{
+  off_t const a_size = 4 * BUF, b_size = 5 * BUF + 100;
+  int a = source_file (a_size), b = ahead_source (b_size);
+  int a2 = temp_file (), b2 = temp_file ();
+  char proc[64];
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", b);
+  int hint = open (proc, (_i % 2 ? O_PATH : O_RDONLY) | O_CLOEXEC);
+  ck_assert_int_ge (hint, 0);
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  engine_lookahead (ctx, hint);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  close (hint);
+  assert_copy_of_pattern (a2, a_size);
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  bool direct_here = res.report.direct;
+  arm (b, b2);
+  ck_assert (engine_copy (ctx, b, b2, &direct, &res));
+  assert_copy_of_pattern (b2, b_size);
+  ck_assert_int_eq (res.bytes, b_size);
+  ck_assert_int_eq (fake.written, b_size);
+  if (direct_here)
+    {
+      /* Every whole chunk was read ahead (8 buffers less the two kept
+         out leave 6): B's copy read only its tail, buffered.  */
+      ck_assert_uint_eq (res.report.ahead_chunks, 5);
+      ck_assert_int_eq (fake.direct_reads, 0);
+    }
+  /* Taken once: copying B again reads it all.  */
+  int b3 = temp_file ();
+  ck_assert (engine_copy (ctx, b, b3, &direct, &res));
+  assert_copy_of_pattern (b3, b_size);
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* B changes after it was read ahead: rewritten (same size), cut, grown.
+   Its copy must be of B as it is now, and take nothing read before.  */
+START_TEST (test_read_ahead_changed)
+{
+  off_t const size = 6 * BUF;
+  int a = source_file (4 * BUF), b = ahead_source (size);
+  int a2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  off_t now = size;
+  switch (_i)
+    {
+    case 0:
+      rewrite_other (b, size);
+      break;
+    case 1:
+      now = 2 * BUF + 7;
+      ck_assert_int_eq (ftruncate (b, now), 0);
+      break;
+    default:
+      now = size + 3 * BUF;
+      write_pattern (b, size, 3 * BUF);
+      break;
+    }
+  ck_assert (engine_copy (ctx, b, b2, &direct, &res));
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  if (_i == 0)
+    assert_other (b2, size);
+  else
+    assert_copy_of_pattern (b2, now);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* What was read ahead for B is dropped when another file comes first
+   (C), when B is overwritten in place (its last chunk is held back), and
+   when A itself is copied in place (its buffers are its own).  */
+START_TEST (test_read_ahead_dropped)
+{
+  off_t const size = 5 * BUF;
+  int a = source_file (4 * BUF), b = ahead_source (size);
+  int a2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  struct engine_request in_place = direct;
+  in_place.in_place = true;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, _i == 2 ? &in_place : &direct, &res));
+  assert_copy_of_pattern (a2, 4 * BUF);
+  if (_i == 0)
+    {
+      int c = source_file (3 * BUF + 5), c2 = temp_file ();
+      ck_assert (engine_copy (ctx, c, c2, &direct, &res));
+      assert_copy_of_pattern (c2, 3 * BUF + 5);
+      ck_assert_uint_eq (res.report.ahead_chunks, 0);
+    }
+  ck_assert (engine_copy (ctx, b, b2, _i == 1 ? &in_place : &direct, &res));
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  assert_copy_of_pattern (b2, size);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* A read of B's read-ahead fails (the first, or the third): the chunks
+   before it are kept, and B's copy reads the rest itself.  */
+START_TEST (test_read_ahead_read_error)
+{
+  off_t const size = 6 * BUF + 4096;
+  int a = source_file (4 * BUF), b = ahead_source (size);
+  int a2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  fake.src = ino_of (b);
+  fake.read_fail_direct = true;
+  fake.read_fail_at = _i == 0 ? 1 : 3;
+  fake.read_errno = EIO;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  bool direct_here = res.report.direct;
+  fake.read_fail_at = 0;
+  ck_assert (engine_copy (ctx, b, b2, &direct, &res));
+  assert_copy_of_pattern (b2, size);
+  /* The reads ahead run in parallel: which ones came before the failed
+     one varies, but none after a gap is taken.  */
+  if (direct_here)
+    ck_assert_uint_le (res.report.ahead_chunks, _i == 0 ? 0 : 5);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* The destination refuses direct writes (EINVAL) at the first, or the
+   third, of the chunks read ahead: those not yet written go to the
+   buffered pass with the rest, nothing lost, nothing written twice.  */
+START_TEST (test_read_ahead_refused_write)
+{
+  off_t const size = 6 * BUF + 300;
+  int a = source_file (4 * BUF), b = ahead_source (size);
+  int a2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (_i < 2 ? 8 : 3);
+  struct engine_result res;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  if (!res.report.direct)
+    return;    /* this filesystem refused at open: nothing to fall from */
+  arm (b, b2);
+  fake.write_fail_direct = true;
+  fake.write_fail_at = _i % 2 == 0 ? 1 : 3;
+  fake.write_errno = EINVAL;
+  ck_assert (engine_copy (ctx, b, b2, &direct, &res));
+  ck_assert_uint_gt (res.report.ahead_chunks, 0);
+  ck_assert (res.report.fell_back);
+  assert_copy_of_pattern (b2, size);
+  ck_assert_int_eq (res.bytes, size);
+  ck_assert_int_eq (fake.written, size);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* --verify between the two copies: its buffers are the two that reading
+   ahead leaves alone, so B's chunks survive it, and both copies check
+   out; at depth 3 one buffer is left to read ahead with.  */
+START_TEST (test_read_ahead_verify)
+{
+  off_t const size = 4 * BUF + 512;
+  int a = source_file (4 * BUF), b = ahead_source (size);
+  int a2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (_i == 0 ? 8 : 3);
+  struct engine_result res;
+  struct engine_verify_result vr;
+  struct engine_request req = direct;
+  req.verify = true;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, &req, &res));
+  ck_assert (engine_verify (ctx, a, a2, &vr));
+  ck_assert (engine_copy (ctx, b, b2, &req, &res));
+  if (res.report.direct)
+    ck_assert_uint_eq (res.report.ahead_chunks, _i == 0 ? 4 : 1);
+  ck_assert (engine_verify (ctx, b, b2, &vr));
+  ck_assert (vr.checked);
+  assert_copy_of_pattern (b2, size);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* Names that are not regular files with a buffer's worth of data, or no
+   file at all, are not read ahead, and the copy goes on.  */
+START_TEST (test_read_ahead_not_regular)
+{
+  int p[2];
+  ck_assert_int_eq (pipe (p), 0);
+  int small = source_file (BUF - 1);
+  int dir = open (".", O_RDONLY | O_DIRECTORY);
+  int hints[] = { p[0], small, dir, -1, 1000 };
+  int a = source_file (3 * BUF), a2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  engine_lookahead (ctx, hints[_i]);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  assert_copy_of_pattern (a2, 3 * BUF);
+  int b2 = temp_file ();
+  ck_assert (engine_copy (ctx, small, b2, &direct, &res));
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  assert_copy_of_pattern (b2, BUF - 1);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -1378,6 +1642,16 @@ main (void)
   tcase_add_loop_test (tc, test_source_grown, 0, 4);
   tcase_add_loop_test (tc, test_in_place_short_until_done, 0, 4);
   tcase_add_test (tc, test_hidden_dest_preallocated);
+  suite_add_tcase (s, tc);
+
+  tc = tcase_create ("read ahead");
+  tcase_add_loop_test (tc, test_read_ahead_taken, 0, 2);
+  tcase_add_loop_test (tc, test_read_ahead_changed, 0, 3);
+  tcase_add_loop_test (tc, test_read_ahead_dropped, 0, 3);
+  tcase_add_loop_test (tc, test_read_ahead_read_error, 0, 2);
+  tcase_add_loop_test (tc, test_read_ahead_refused_write, 0, 4);
+  tcase_add_loop_test (tc, test_read_ahead_verify, 0, 2);
+  tcase_add_loop_test (tc, test_read_ahead_not_regular, 0, 5);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);

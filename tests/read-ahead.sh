@@ -1,0 +1,133 @@
+#!/bin/sh
+# Reading ahead across files (engine_lookahead): while one file's last
+# chunks are written, the engine reads the first chunks of the walk's
+# next regular file (in the same directory, or the next operand), and
+# that file's copy starts by writing them.  Checked here:
+#   - trees and operands copied with it are identical to GNU cp's copies
+#     (treedigest), access times included: the copy of a file read ahead
+#     gets the access time the file had before (read ahead with
+#     O_NOATIME), as GNU cp's -p gives it;
+#   - it happens (--debug's "read ahead"), and early: the next file is
+#     opened for it before this one is linked into place (strace);
+#   - a next file that changes after it was read ahead (the fault shim
+#     cuts or grows it at its first read, which is the read-ahead's) is
+#     copied as it is at the end, as GNU cp copies it;
+#   - trees of files smaller than one buffer pay nothing for it (no
+#     O_PATH open), and it needs no descriptors a copy needs (ulimit -n).
+. "${abs_top_srcdir:-.}/tests/init.sh"
+[ "$(id -u)" -eq 0 ] || skip "not root: cannot mount a loop device"
+[ -e /dev/loop-control ] || skip "no /dev/loop-control"
+. "$abs_top_srcdir/tests/mounts-lib.sh"
+. "$abs_top_srcdir/tests/crash-lib.sh"
+command -v strace >/dev/null || skip "strace is not installed"
+
+M=1048576
+mount_loop ext4 256 disk || fail "cannot set up ext4"
+cd "$mp" || exit 99
+
+# A tree in creation order (ext4 numbers inodes, and so the walk's order,
+# the same way): files of several 1 MiB buffers, a tail, a file smaller
+# than a buffer, a FIFO and a symlink between them, a subdirectory.
+mkdir tree tree/sub || exit 99
+random_file tree/a $((3 * M + 100))
+random_file tree/b $((2 * M))
+random_file tree/c $((5 * M + 4097))
+random_file tree/tiny 100
+mkfifo tree/fifo
+random_file tree/d $((M + 1))
+ln -s a tree/lnk
+random_file tree/sub/e $((4 * M))
+random_file tree/sub/f $((2 * M + 1))
+random_file tree/sub/g $((M - 1))
+# Old access times: reading a file with them moves them (relatime).
+find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+cp8m_args="--direct=always --buffer-size=1M"
+
+# same_copy GNU OURS: the two copies digest alike, access times too.
+same_copy () {
+  now=$(date +%s)
+  (cd "$1" && treedigest -n "$now" .) >gnu.digest &&
+    (cd "$2" && treedigest -n "$now" .) >ours.digest ||
+    fail "treedigest failed"
+  cmp -s gnu.digest ours.digest ||
+    { diff gnu.digest ours.digest >&2; fail "$2 differs from GNU cp's $1"; }
+  (cd "$1" && find . -type f -exec stat -c '%n %X' {} + | sort) >gnu.atime &&
+    (cd "$2" && find . -type f -exec stat -c '%n %X' {} + | sort) >ours.atime
+  cmp -s gnu.atime ours.atime ||
+    { diff gnu.atime ours.atime >&2; fail "$2: access times differ from GNU cp's"; }
+}
+
+# 1. A tree with -rp: the same copy as GNU cp's, and files read ahead.
+"$GNU_CP" -rp tree gnu || fail "GNU cp -rp failed"
+find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+# shellcheck disable=SC2086
+cp8M -rp --debug $cp8m_args tree ours >debug.out 2>debug.err ||
+  fail "cp8M -rp failed: $(cat debug.err)"
+[ -s debug.err ] && fail "cp8M -rp: $(cat debug.err)"
+same_copy gnu ours
+n=$(grep -c 'read ahead' debug.out)
+[ "$n" -ge 2 ] || { cat debug.out >&2; fail "-rp: $n files read ahead, expected 2 or more"; }
+note "-rp tree: same as GNU cp, access times too; $n files read ahead"
+
+# 2. Early: the next file's read-ahead opens before this one is linked.
+rm -rf ours
+# shellcheck disable=SC2086
+strace -f -o trace -e trace=openat,linkat cp8M -r $cp8m_args tree ours ||
+  fail "cp8M -r under strace failed"
+awk '/O_NOATIME/ && !seen_link { early++ } /linkat\(/ { seen_link = 1 }
+     END { exit !(early >= 1) }' trace ||
+  { grep -E 'O_NOATIME|linkat' trace >&2; fail "no file read ahead before the first one was linked"; }
+cmp tree/c ours/c && cmp tree/sub/f ours/sub/f || fail "-r under strace: wrong copies"
+
+# 3. Operands: each next one is read ahead.
+mkdir ops || exit 99
+# shellcheck disable=SC2086
+cp8M --debug $cp8m_args tree/a tree/b tree/c ops/ >debug.out ||
+  fail "cp8M a b c ops/ failed"
+for f in a b c; do cmp "tree/$f" "ops/$f" || fail "operands: ops/$f differs"; done
+n=$(grep -c 'read ahead' debug.out)
+[ "$n" -eq 2 ] || { cat debug.out >&2; fail "operands: $n read ahead, expected 2 (b and c)"; }
+
+# 4. The next file changes at its first read, which is the read-ahead's:
+#    cut to 1234567 bytes, or grown by a file's contents.  GNU cp copies
+#    it as it is then; so must cp8M, without taking what it read before.
+if shim_usable; then
+  random_file extra $((M + 12345))
+  for change in "FAULTSHIM_TRUNCATE=1234567" "FAULTSHIM_APPEND=$PWD/extra"; do
+    for side in gnu ours; do
+      rm -rf "src-$side" "dst-$side"
+      mkdir "src-$side" || exit 99
+      for f in a b c; do "$GNU_CP" "tree/$f" "src-$side/$f" || exit 99; done
+      if [ $side = gnu ]; then prog=$GNU_CP args=; else prog=cp8M args=$cp8m_args; fi
+      # shellcheck disable=SC2086
+      env LD_PRELOAD="$(shim_preload "$prog")" FAULTSHIM_SRC="$PWD/src-$side/b" \
+        "$change" "$prog" -r $args "src-$side" "dst-$side" 2>err ||
+        fail "$side, $change: exit $? ($(cat err))"
+      cmp "src-$side/b" "dst-$side/b" ||
+        fail "$side, $change: the copy of b is not b as it is now"
+    done
+    cmp dst-gnu/b dst-ours/b || fail "$change: cp8M's copy of b differs from GNU cp's"
+    for f in a c; do cmp "tree/$f" "dst-ours/$f" || fail "$change: $f differs"; done
+    note "next file changed at its read-ahead ($change): copied as it is now"
+  done
+else
+  note "cp8M is static: LD_PRELOAD cannot reach it, the changed-file checks are skipped"
+fi
+
+# 5. Small files: no open more (the read-ahead's O_PATH) for any of them.
+mkdir small || exit 99
+i=0
+while [ $i -lt 20 ]; do random_file "small/f$i" $((i * 1000 + 1)); i=$((i + 1)); done
+strace -f -o trace.small -e trace=openat cp8M -r small small-copy ||
+  fail "cp8M -r small failed"
+n=$(grep 'O_PATH' trace.small | grep -vc 'O_DIRECTORY')
+[ "$n" -eq 0 ] || fail "small files: $n O_PATH opens of files"
+
+# 6. Few descriptors: the copy still succeeds, identical.
+rm -rf ours
+# shellcheck disable=SC2086
+(ulimit -n 12 && exec cp8M -rp $cp8m_args tree ours) 2>err ||
+  fail "cp8M -rp under ulimit -n 12 failed: $(cat err)"
+"$GNU_CP" -rp tree gnu12 && same_copy gnu12 ours
+note "ulimit -n 12: same as GNU cp"
+exit 0
