@@ -306,15 +306,23 @@ source_file (off_t size)
   return fd;
 }
 
-/* FD holds SIZE bytes: the pattern, or zeros inside the HOLES ranges.  */
-static void
-assert_content (int fd, off_t size, struct io_range const *holes, int nholes)
+/* FD's contents, which must be SIZE bytes: a new array.  */
+static unsigned char *
+read_whole (int fd, off_t size)
 {
   struct stat st;
   ck_assert_int_eq (fstat (fd, &st), 0);
   ck_assert_int_eq (st.st_size, size);
   unsigned char *data = malloc (size + 1);
   ck_assert_int_eq (__real_pread (fd, data, size, 0), (ssize_t) size);
+  return data;
+}
+
+/* FD holds SIZE bytes: the pattern, or zeros inside the HOLES ranges.  */
+static void
+assert_content (int fd, off_t size, struct io_range const *holes, int nholes)
+{
+  unsigned char *data = read_whole (fd, size);
   for (off_t i = 0; i < size; i++)
     {
       bool in_hole = false;
@@ -1343,11 +1351,7 @@ other_pattern (off_t i)
 static void
 assert_other (int fd, off_t size)
 {
-  struct stat st;
-  ck_assert_int_eq (fstat (fd, &st), 0);
-  ck_assert_int_eq (st.st_size, size);
-  unsigned char *data = malloc (size + 1);
-  ck_assert_int_eq (__real_pread (fd, data, size, 0), (ssize_t) size);
+  unsigned char *data = read_whole (fd, size);
   for (off_t i = 0; i < size; i++)
     if (data[i] != other_pattern (i))
       ck_abort_msg ("byte %jd is not the new contents", (intmax_t) i);
@@ -1376,6 +1380,23 @@ ahead_source (off_t size)
   struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
   ck_assert_int_eq (futimens (fd, old), 0);
   return fd;
+}
+
+/* Copy a new file A of 4 buffers with REQ, naming B as the file to
+   copy next, and check A's copy.  Return whether A went direct (without
+   direct I/O here, nothing is read ahead).  */
+static bool
+copy_a_then (struct engine_ctx *ctx, int b, struct engine_request const *req)
+{
+  int a = source_file (4 * BUF), a2 = temp_file ();
+  struct engine_result res;
+  engine_lookahead (ctx, b);
+  ck_assert (engine_copy (ctx, a, a2, req, &res));
+  assert_copy_of_pattern (a2, 4 * BUF);
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  close (a);
+  close (a2);
+  return res.report.direct;
 }
 
 /* Copy A (4 buffers) with B named as the next file, through a descriptor
@@ -1424,12 +1445,10 @@ END_TEST
 START_TEST (test_read_ahead_changed)
 {
   off_t const size = 6 * BUF;
-  int a = source_file (4 * BUF), b = ahead_source (size);
-  int a2 = temp_file (), b2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  engine_lookahead (ctx, b);
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  copy_a_then (ctx, b, &direct);
   off_t now = size;
   switch (_i)
     {
@@ -1461,15 +1480,12 @@ END_TEST
 START_TEST (test_read_ahead_dropped)
 {
   off_t const size = 5 * BUF;
-  int a = source_file (4 * BUF), b = ahead_source (size);
-  int a2 = temp_file (), b2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
   struct engine_request in_place = direct;
   in_place.in_place = true;
-  engine_lookahead (ctx, b);
-  ck_assert (engine_copy (ctx, a, a2, _i == 2 ? &in_place : &direct, &res));
-  assert_copy_of_pattern (a2, 4 * BUF);
+  copy_a_then (ctx, b, _i == 2 ? &in_place : &direct);
   if (_i == 0)
     {
       int c = source_file (3 * BUF + 5), c2 = temp_file ();
@@ -1489,17 +1505,14 @@ END_TEST
 START_TEST (test_read_ahead_read_error)
 {
   off_t const size = 6 * BUF + 4096;
-  int a = source_file (4 * BUF), b = ahead_source (size);
-  int a2 = temp_file (), b2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
   fake.src = ino_of (b);
   fake.read_fail_direct = true;
   fake.read_fail_at = _i == 0 ? 1 : 3;
   fake.read_errno = EIO;
-  engine_lookahead (ctx, b);
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
-  bool direct_here = res.report.direct;
+  bool direct_here = copy_a_then (ctx, b, &direct);
   fake.read_fail_at = 0;
   ck_assert (engine_copy (ctx, b, b2, &direct, &res));
   assert_copy_of_pattern (b2, size);
@@ -1517,13 +1530,10 @@ END_TEST
 START_TEST (test_read_ahead_refused_write)
 {
   off_t const size = 6 * BUF + 300;
-  int a = source_file (4 * BUF), b = ahead_source (size);
-  int a2 = temp_file (), b2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (_i < 2 ? 8 : 3);
   struct engine_result res;
-  engine_lookahead (ctx, b);
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
-  if (!res.report.direct)
+  if (!copy_a_then (ctx, b, &direct))
     return;    /* this filesystem refused at open: nothing to fall from */
   arm (b, b2);
   fake.write_fail_direct = true;
