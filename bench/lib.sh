@@ -76,3 +76,56 @@ FIO
   done
   wall=$(echo "$wall $_startup" | awk '{ printf "%.3f", $1 - $2 }')
 }
+
+# ---- memory cgroups (bench/run's hot-set and container scenarios) ----
+
+# cg_find: set cg_version (1 or 2) and cg_mnt to a hierarchy with the
+# memory controller; return 1 when there is none.
+cg_find () {
+  cg_version= cg_mnt=
+  _v2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+  if [ -n "$_v2" ] && grep -qw memory "$_v2/cgroup.subtree_control" 2>/dev/null; then
+    cg_version=2 cg_mnt=$_v2
+  else
+    cg_mnt=$(awk '{ for (i = 7; $i != "-"; i++) continue
+                   if ($(i + 1) == "cgroup" && ("," $(i + 3) ",") ~ /,memory,/)
+                     { print $5; exit } }' /proc/self/mountinfo)
+    [ -n "$cg_mnt" ] && cg_version=1
+  fi
+  [ -n "$cg_version" ]
+}
+
+# cg_new NAME MIB: a fresh memory cgroup NAME limited to MIB (no swap);
+# its directory in cg.
+cg_new () {
+  cg=$cg_mnt/$1
+  [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+  mkdir "$cg" || return 1
+  if [ "$cg_version" = 2 ]; then
+    echo "${2}M" >"$cg/memory.max" || return 1
+    [ ! -e "$cg/memory.swap.max" ] || echo 0 >"$cg/memory.swap.max"
+  else
+    echo "${2}M" >"$cg/memory.limit_in_bytes"
+  fi
+}
+
+# cg_oom_kills: how many processes the cgroup's OOM killer killed.
+cg_oom_kills () {
+  if [ "$cg_version" = 2 ]; then
+    awk '$1 == "oom_kill" { print $2 }' "$cg/memory.events"
+  else
+    awk '$1 == "oom_kill" { print $2; f = 1 } END { if (!f) print 0 }' \
+      "$cg/memory.oom_control"
+  fi
+}
+
+# in_cg COMMAND...: run COMMAND as a member of the cgroup $cg.
+in_cg () {
+  sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$cg" "$@"
+}
+
+# resident_pct FILE: the share of FILE's pages in the page cache, in %.
+resident_pct () {
+  fincore -b -n -o RES,SIZE "$1" |
+    awk '{ if ($2 > 0) printf "%.0f", 100 * $1 / $2; else print 0 }'
+}

@@ -146,9 +146,9 @@ copy_top (struct copy_ctx *c, char const *src, int dirfd, char const *rel,
 {
   struct walk w = { .top_src = src, .top_dst = dst, .top_dirfd = dirfd,
                    .top_prefix = strlen (dst) - strlen (rel) };
-  struct loc s = { AT_FDCWD, src, src };
-  struct loc d = { dirfd, rel, dst };
-  bool ok = copy_node (c, &s, &d, NULL, &w, true, dst_absent);
+  struct loc s = { AT_FDCWD, src, src, false };
+  struct loc d = { dirfd, rel, dst, dst_absent };
+  bool ok = copy_node (c, &s, &d, NULL, &w, true);
   if (w.top_changed && c->sync_dirs)
     sync_dirs_add_parent (c->sync_dirs, dirfd, rel, dst);
   return ok;
@@ -268,7 +268,7 @@ main (int argc, char **argv)
     for (int i = 0; i < t.n_sources; i++)
       {
         /* The next operand, for the engine to read ahead.  */
-        c.next_file = (struct loc) { AT_FDCWD, NULL, NULL };
+        c.next_file = (struct loc) { AT_FDCWD, NULL, NULL, false };
         if (i + 1 < t.n_sources)
           c.next_file.rel = c.next_file.name = t.sources[i + 1];
         ok &= copy_into (&c, &t, t.sources[i]);

@@ -463,8 +463,7 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
 
 bool
 copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
-           struct ancestor *parent, struct walk *w, bool command_line,
-           bool dst_absent)
+           struct ancestor *parent, struct walk *w, bool command_line)
 {
   struct cp8m_options const *o = c->o;
   /* Deeper than the stack allows (dirfds.c): refused as GNU cp refuses
@@ -513,9 +512,9 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
                    || o->symbolic_link || o->hard_link
                    || o->backup_type != no_backups || o->remove_destination;
   struct stat dst_st;
-  bool dst_new = dst_absent, dst_is_dir = false, have_dst_st = false;
+  bool dst_new = dst->absent, dst_is_dir = false, have_dst_st = false;
   char *backup = NULL;
-  if (!dst_absent)
+  if (!dst->absent)
     {
       int r = fstatat (dst->dirfd, dst->rel, &dst_st,
                        use_lstat ? AT_SYMLINK_NOFOLLOW : 0);

@@ -35,6 +35,8 @@ struct loc
   int dirfd;          /* directory REL is looked up in, or AT_FDCWD */
   char const *rel;
   char const *name;   /* the whole name, relative to the working directory */
+  bool absent;        /* a destination known not to exist (its directory
+                         was just made by this run): not looked at first */
 };
 
 struct copy_ctx
@@ -104,11 +106,11 @@ struct walk
 };
 
 /* Copy SRC to DST.  COMMAND_LINE: SRC is an operand (for -H and the
-   operand checks).  DST_ABSENT: the caller knows DST does not exist.
+   operand checks).  DST->absent: the caller knows DST does not exist.
    Report failures GNU's way and return false; never exit.  */
 bool copy_node (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, struct ancestor *parent,
-                struct walk *w, bool command_line, bool dst_absent);
+                struct walk *w, bool command_line);
 
 /* NAME with its last component replaced by BASE, as messages show a
    backup: a new string.  */
@@ -196,6 +198,8 @@ struct meta_plan
                         attributes can be set: taken away at the end */
   bool restore_mode;
   mode_t want_mode;
+  struct stat const *dst_st;  /* the destination's fstat, taken since it
+                                 was opened or made, or NULL */
 };
 bool apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
                      struct stat const *sst, struct loc const *dst,

@@ -255,7 +255,9 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       d->fd = create_at_name (loc, mode, false, true);
       return d->fd >= 0;
     }
-  if (dangling_symlink (loc))
+  /* A name known not to exist is no link (one that appears meanwhile
+     makes the final link fail, and is reported then).  */
+  if (!loc->absent && dangling_symlink (loc))
     {
       if (!o->open_dangling_dest_symlink)
         {

@@ -119,14 +119,14 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       char const *name = names[i].name;
       char *src_name = file_name_concat (src->name, name, NULL);
       char *dst_name = file_name_concat (dst->name, name, NULL);
-      struct loc s = { self->src_fd, name, src_name };
-      struct loc d = { self->dst_fd, name, dst_name };
+      struct loc s = { self->src_fd, name, src_name, false };
+      struct loc d = { self->dst_fd, name, dst_name, dst_new };
       /* The file after this one, for the engine to read ahead.  */
-      c->next_file = (struct loc) { self->src_fd, NULL, NULL };
+      c->next_file = (struct loc) { self->src_fd, NULL, NULL, false };
       if (i + 1 < n && names[i + 1].type == DT_REG)
         c->next_file.rel = c->next_file.name = names[i + 1].name;
       /* Going on after copying into itself would copy the copy again.  */
-      ok &= copy_node (c, &s, &d, self, w, false, dst_new);
+      ok &= copy_node (c, &s, &d, self, w, false);
       c->next_file.name = NULL;
       free (src_name);
       free (dst_name);
@@ -267,7 +267,7 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       snprintf (proc, sizeof proc, "/proc/self/fd/%d", self.dst_fd);
       struct loc by_name = { AT_FDCWD,
                              strlen (dst->name) < PATH_MAX ? dst->name : proc,
-                             dst->name };
+                             dst->name, false };
       ok &= apply_metadata (c, src, self.src_fd, sst, &by_name, -1, &plan);
     }
   else

@@ -198,9 +198,11 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
   if (o->preserve_ownership && !plan->is_link)
     {
       struct stat dst_st;
-      if ((fd >= 0 ? fstat (fd, &dst_st)
-           : fstatat (dst->dirfd, dst->rel, &dst_st, AT_SYMLINK_NOFOLLOW))
-          != 0)
+      if (plan->dst_st)
+        dst_st = *plan->dst_st;
+      else if ((fd >= 0 ? fstat (fd, &dst_st)
+                : fstatat (dst->dirfd, dst->rel, &dst_st,
+                           AT_SYMLINK_NOFOLLOW)) != 0)
         {
           error (0, errno, "cannot stat %s", quote_file (dst->name));
           return false;

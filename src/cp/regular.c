@@ -89,16 +89,19 @@ open_next_file (struct copy_ctx const *c, off_t size)
   return fd;
 }
 
-/* Move the data of SRC_FD into D, which is kept shorter than the source
-   until complete when others can see it.  */
+/* Move the data of SRC_FD into D (whose fstat is DST_ST, or NULL), which
+   is kept shorter than the source until complete when others can see
+   it.  */
 static bool
 copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
-           struct dest const *d)
+           struct dest const *d, struct stat const *dst_st)
 {
   struct data_debug *dbg = c->file_debug;
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   req.verify = c->o->verify;
+  req.src_st = &dbg->src_st;
+  req.dst_st = dst_st;
   int next_fd = open_next_file (c, dbg->src_st.st_size);
   engine_lookahead (c->eng, next_fd);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
@@ -209,27 +212,32 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       close (src_fd);
       return false;
     }
+  /* For the engine and the metadata, which would take it each.  */
+  struct stat dst_st;
+  bool have_dst_st = fstat (d.fd, &dst_st) == 0;
   if (!*dst_new)
     omitted = extra = 0;   /* an existing file keeps its mode until the end */
   else if (extra)
     {
       /* The umask may have taken the bit away again.  */
-      struct stat now;
-      if (fstat (d.fd, &now) != 0
-          || (!(now.st_mode & S_IWUSR)
-              && fchmod (d.fd, (now.st_mode | S_IWUSR) & 07777) != 0))
+      if (!have_dst_st
+          || (!(dst_st.st_mode & S_IWUSR)
+              && fchmod (d.fd, (dst_st.st_mode | S_IWUSR) & 07777) != 0))
         extra = 0;
+      dst_st.st_mode |= extra;
     }
 
   /* Data, then metadata on the descriptor, then the name: no one sees a
      new file before it is complete, nor with the wrong permissions.  A
      file whose metadata could not all be preserved is kept, as GNU cp
      keeps it (the failure still counts).  */
-  bool ok = o->attributes_only || copy_data (c, src, src_fd, &d);
+  struct stat const *known = have_dst_st ? &dst_st : NULL;
+  bool ok = o->attributes_only || copy_data (c, src, src_fd, &d, known);
   if (ok)
     {
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
-                                .omitted = omitted, .extra = extra };
+                                .omitted = omitted, .extra = extra,
+                                .dst_st = known };
       ok = apply_metadata (c, src, src_fd, sst, dst, d.fd, &plan);
       /* --sync: durable before it has its name (sync.h); if not, it is
          not copied, and a new file gets no name.  */

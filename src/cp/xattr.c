@@ -97,7 +97,9 @@ read_all (struct loc const *l, int fd, char const *name, ssize_t *len)
       if (n < 0)
         return NULL;
       char *buf = xmalloc (n + 1);
-      ssize_t m = name ? get (l, fd, name, buf, n) : list (l, fd, buf, n);
+      /* Empty (most files have no attributes): no second call.  */
+      ssize_t m = n == 0 ? 0
+                  : name ? get (l, fd, name, buf, n) : list (l, fd, buf, n);
       if (m >= 0)
         {
           *len = m;

@@ -1076,9 +1076,13 @@ copy_whole (struct file_copy *fc)
   struct engine_result *res = fc->res;
   int src_fd = fc->src_fd, dst_fd = fc->dst_fd;
   verify_rec_start (&ctx->verify, fc->req->verify);
-  if (fstat (src_fd, &fc->src_st) != 0)
+  if (fc->req->src_st)
+    fc->src_st = *fc->req->src_st;
+  else if (fstat (src_fd, &fc->src_st) != 0)
     return fail (res, ENGINE_SIDE_READ, errno);
-  if (fstat (dst_fd, &fc->dst_st) != 0)
+  if (fc->req->dst_st)
+    fc->dst_st = *fc->req->dst_st;
+  else if (fstat (dst_fd, &fc->dst_st) != 0)
     return fail (res, ENGINE_SIDE_WRITE, errno);
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);

@@ -32,6 +32,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The default sizes and why: part of the interface, since the cp layer
@@ -84,6 +85,11 @@ struct engine_request
                       size stays below the source's until every byte is
                       written.  False for a file no name reaches yet.  */
   bool verify;     /* record what is read for engine_verify (--verify) */
+  struct stat const *src_st, *dst_st;  /* the caller's fstat of SRC_FD
+                      and DST_FD, taken since they were opened (DST_FD's
+                      before anything was written to it), or NULL: the
+                      engine takes its own (a tree of small files spares
+                      a system call per file) */
 };
 
 /* Which side an error came from.  */

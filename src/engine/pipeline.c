@@ -545,12 +545,13 @@ work (void *arg)
   return NULL;
 }
 
-void
-pipeline_run (struct io_job *job, unsigned int depth)
+/* Start workers 1 to DEPTH - 1 of JOB (the caller is worker 0) and
+   return how many workers there are: fewer when a thread cannot be made,
+   which still copies everything.  */
+static unsigned int
+start_workers (struct io_job *job, struct worker *workers, unsigned int depth)
 {
-  struct worker workers[ENGINE_MAX_DEPTH];
   unsigned int started = 1;
-
   /* Signals belong to the caller's thread, whose handler removes a
      half-written destination: the workers block them all.  */
   sigset_t all, old;
@@ -567,12 +568,19 @@ pipeline_run (struct io_job *job, unsigned int depth)
       workers[started] = (struct worker) { job, 0 };
       if (pthread_create (&workers[started].thread, small ? &attr : NULL,
                           work, &workers[started]) != 0)
-        break;    /* fewer threads still copy everything */
+        break;
     }
   if (have_attr)
     pthread_attr_destroy (&attr);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
+  return started;
+}
 
+void
+pipeline_run (struct io_job *job, unsigned int depth)
+{
+  struct worker workers[ENGINE_MAX_DEPTH];
+  unsigned int started = depth > 1 ? start_workers (job, workers, depth) : 1;
   workers[0] = (struct worker) { job, 0 };
   work (&workers[0]);
   for (unsigned int i = 1; i < started; i++)
