@@ -412,18 +412,25 @@ budget_fit (size_t bytes, unsigned int *depth, size_t *size)
 {
   if ((uint64_t) *depth * *size <= bytes)
     return false;
-  if (bytes / *size >= 1)
+  unsigned int keep = *depth < BUDGET_MIN_DEPTH ? *depth : BUDGET_MIN_DEPTH;
+  if (bytes / *size >= keep)
     {
       *depth = bytes / *size;
       return true;
     }
-  size_t smaller = bytes - bytes % ENGINE_MIN_BUFFER;
+  /* Smaller buffers, KEEP of them, in whole MiB down to 1 MiB (or the
+     size asked for, when that was smaller); fewer only below that.  */
+  size_t smaller = bytes / keep;
+  smaller -= smaller % ENGINE_MIN_BUFFER;
   if (smaller < ENGINE_MIN_BUFFER)
     smaller = ENGINE_MIN_BUFFER;
-  bool changed = *depth != 1 || smaller < *size;
-  *depth = 1;
-  if (smaller < *size)
-    *size = smaller;
+  if (smaller > *size)
+    smaller = *size;
+  unsigned int n = bytes / smaller;
+  n = n < 1 ? 1 : n > keep ? keep : n;
+  bool changed = *depth != n || smaller != *size;
+  *depth = n;
+  *size = smaller;
   return changed;
 }
 

@@ -60,11 +60,19 @@ void budget_plan (struct memory_plan *p, char const *root,
                   unsigned int depth, size_t size, bool explicit_depth,
                   bool explicit_size);
 
-/* Fit *DEPTH buffers of *SIZE bytes into BYTES: first fewer buffers, then
-   one smaller buffer (a multiple of ENGINE_MIN_BUFFER, not below it, nor
-   below a *SIZE that was already smaller: smaller direct I/Os would lose
-   more than the memory saves).  Return true if anything
-   changed.  */
+/* Direct I/O with one request in flight leaves the device idle between
+   each read and its write: in a small budget, smaller buffers in flight
+   together do better than one large one (a 64 MiB cgroup, 1 GiB cold,
+   medians of 5 rounds: 1 x 8 MiB 3.34 s, 2 x 7 MiB 3.72 s, 4 x 3 MiB
+   2.79 s, 7 x 2 MiB 3.08 s; GNU cp 2.76 s).  */
+enum { BUDGET_MIN_DEPTH = 4 };
+
+/* Fit *DEPTH buffers of *SIZE bytes into BYTES: first fewer buffers, down
+   to BUDGET_MIN_DEPTH (or *DEPTH, if smaller); then that many smaller
+   buffers (multiples of ENGINE_MIN_BUFFER, not below it, nor below a
+   *SIZE that was already smaller: smaller direct I/Os would lose more
+   than the memory saves); then fewer of those, down to one.  Return true
+   if anything changed.  */
 bool budget_fit (size_t bytes, unsigned int *depth, size_t *size);
 
 #endif

@@ -41,7 +41,7 @@ enum { CP8M_DEFAULT_BUFFER_SIZE = 8 * 1024 * 1024 };
    each with its own 8 MiB buffer (192 MiB, allocated only when a large
    file is copied direct, and capped by the cp layer's memory budget: at
    most a quarter of the headroom of the process's cgroups and of
-   MemAvailable, so a 64 MiB container gets 1 x 8 MiB).
+   MemAvailable, so a 64 MiB container gets 4 x 3 MiB: see budget.h).
 
    One direct request at a time leaves the device idle between a read and
    the following write.  Measured on the reference machine

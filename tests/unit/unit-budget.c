@@ -321,19 +321,26 @@ static struct fit_case const fit_cases[] =
   /* Enough: nothing changes.  */
   { SIZE_MAX, 24, 8 * MiB, 24, 8 * MiB, false },
   { 64 * MiB, 8, 8 * MiB, 8, 8 * MiB, false },
-  /* First fewer buffers...  */
+  /* First fewer buffers, down to four...  */
   { 48 * MiB, 24, 8 * MiB, 6, 8 * MiB, true },
-  { 12 * MiB, 24, 8 * MiB, 1, 8 * MiB, true },
-  { 8 * MiB, 2, 8 * MiB, 1, 8 * MiB, true },
-  /* ...then one smaller buffer, in whole MiB...  */
-  { 5 * MiB + 12345, 24, 8 * MiB, 1, 5 * MiB, true },
-  /* ...down to 1 MiB, whatever the budget says.  */
+  { 32 * MiB, 24, 8 * MiB, 4, 8 * MiB, true },
+  /* ...then four smaller ones, in whole MiB (a 64 MiB cgroup's
+     quarter)...  */
+  { 63 * MiB / 4, 24, 8 * MiB, 4, 3 * MiB, true },
+  { 12 * MiB, 24, 8 * MiB, 4, 3 * MiB, true },
+  { 5 * MiB + 12345, 24, 8 * MiB, 4, 1 * MiB, true },
+  /* ...or as many as were asked for, when fewer...  */
+  { 8 * MiB, 2, 8 * MiB, 2, 4 * MiB, true },
+  { 12 * MiB, 1, 16 * MiB, 1, 12 * MiB, true },
+  /* ...then fewer of 1 MiB, down to one, whatever the budget says.  */
+  { 3 * MiB + 5, 24, 8 * MiB, 3, 1 * MiB, true },
   { 300 * 1024, 24, 8 * MiB, 1, 1 * MiB, true },
   { 0, 24, 8 * MiB, 1, 1 * MiB, true },
   { 0, 1, 1 * MiB, 1, 1 * MiB, false },
   /* A buffer asked smaller than 1 MiB is not made larger.  */
   { 0, 24, 512 * 1024, 1, 512 * 1024, true },
   { 0, 1, 64 * 1024, 1, 64 * 1024, false },
+  { 1 * MiB, 24, 512 * 1024, 2, 512 * 1024, true },
 };
 
 START_TEST (fit)
