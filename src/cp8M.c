@@ -269,8 +269,12 @@ main (int argc, char **argv)
       {
         /* The next operand, for the engine to read ahead.  */
         c.next_file = (struct loc) { AT_FDCWD, NULL, NULL, false };
-        if (i + 1 < t.n_sources)
-          c.next_file.rel = c.next_file.name = t.sources[i + 1];
+        if (i + 1 < t.n_sources && !o.parents)
+          {
+            c.next_file.rel = c.next_file.name = t.sources[i + 1];
+            c.next_dest = (struct loc) {
+              t.dirfd, last_component (t.sources[i + 1]), NULL, false };
+          }
         ok &= copy_into (&c, &t, t.sources[i]);
       }
   else

@@ -13,7 +13,9 @@
 #     cuts or grows it at its first read, which is the read-ahead's) is
 #     copied as it is at the end, as GNU cp copies it;
 #   - trees of files smaller than one buffer pay nothing for it (no
-#     O_PATH open), and it needs no descriptors a copy needs (ulimit -n).
+#     O_PATH open), nor do destinations that exist or the second name of
+#     a file -a links, and it needs no descriptors a copy needs (ulimit
+#     -n).
 . "${abs_top_srcdir:-.}/tests/init.sh"
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot mount a loop device"
 [ -e /dev/loop-control ] || skip "no /dev/loop-control"
@@ -123,7 +125,34 @@ strace -f -o trace.small -e trace=openat cp8M -r small small-copy ||
 n=$(grep 'O_PATH' trace.small | grep -vc 'O_DIRECTORY')
 [ "$n" -eq 0 ] || fail "small files: $n O_PATH opens of files"
 
-# 6. Few descriptors: the copy still succeeds, identical.
+# 6. Nothing read ahead where it would be wasted: the next file's
+#    destination exists (it is overwritten in place, which takes no chunk
+#    read ahead), or, with -a, the next file is the second name of a file
+#    already copied (it is linked).  Each time the file before is copied
+#    anew, so reading ahead would otherwise happen.
+mkdir ex exdst || exit 99
+random_file ex/a $((2 * M))
+random_file ex/b $((2 * M))
+"$GNU_CP" ex/b exdst/b || exit 99
+# shellcheck disable=SC2086
+strace -f -o trace.exist -e trace=openat cp8M -r $cp8m_args ex/. exdst/ ||
+  fail "cp8M -r onto a partial copy failed"
+grep -q O_NOATIME trace.exist &&
+  { grep -E 'O_NOATIME|O_PATH' trace.exist >&2; fail "read ahead a file whose destination exists"; }
+cmp ex/a exdst/a && cmp ex/b exdst/b || fail "onto a partial copy: wrong copies"
+mkdir links links/d1 links/d2 || exit 99
+random_file links/d2/w $((2 * M))
+random_file links/d1/x $((2 * M))
+ln links/d1/x links/d2/y
+# shellcheck disable=SC2086
+strace -f -o trace.links -e trace=openat cp8M -a $cp8m_args links links-copy ||
+  fail "cp8M -a links failed"
+grep -q O_NOATIME trace.links &&
+  { grep -E 'O_NOATIME|O_PATH' trace.links >&2; fail "read ahead the second name of a file"; }
+[ links-copy/d1/x -ef links-copy/d2/y ] || fail "-a links: x and y are not one file"
+cmp links/d2/w links-copy/d2/w || fail "-a links: w differs"
+
+# 7. Few descriptors: the copy still succeeds, identical.
 rm -rf ours
 # shellcheck disable=SC2086
 (ulimit -n 12 && exec cp8M -rp $cp8m_args tree ours) 2>err ||

@@ -61,6 +61,7 @@ struct copy_ctx
   struct loc next_file;   /* the walk's next node, when it looks like a
                              regular file (else NAME is NULL): the engine
                              may read it ahead (engine_lookahead) */
+  struct loc next_dest;   /* where it would be copied (NAME unused) */
   int ahead_fd_limit;     /* open it only below this descriptor number,
                              leaving room for the copy's own */
 };

@@ -124,7 +124,11 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       /* The file after this one, for the engine to read ahead.  */
       c->next_file = (struct loc) { self->src_fd, NULL, NULL, false };
       if (i + 1 < n && names[i + 1].type == DT_REG)
-        c->next_file.rel = c->next_file.name = names[i + 1].name;
+        {
+          c->next_file.rel = c->next_file.name = names[i + 1].name;
+          c->next_dest = (struct loc) { self->dst_fd, names[i + 1].name,
+                                        NULL, dst_new };
+        }
       /* Going on after copying into itself would copy the copy again.  */
       ok &= copy_node (c, &s, &d, self, w, false);
       c->next_file.name = NULL;

@@ -73,15 +73,26 @@ struct data_debug
    more), and only while descriptors are plentiful.  O_PATH: looking
    does not open a device (which may rewind a tape) or wait on a FIFO,
    should the name have become one since the directory was read; the
-   engine opens a regular file again to read it.  */
+   engine opens a regular file again to read it.  Not for a file that
+   will likely not be copied as new data: one whose destination exists
+   (it is overwritten in place, which takes nothing read ahead, or
+   skipped by -n, -u or -i), or, with hard links preserved, a second
+   name of a file already copied.  */
 static int
 open_next_file (struct copy_ctx const *c, off_t size)
 {
-  struct loc const *next = &c->next_file;
-  if (!next->name || size < (off_t) engine_buffer_size (c->eng))
+  struct loc const *next = &c->next_file, *dest = &c->next_dest;
+  struct stat st;
+  if (!next->name || size < (off_t) engine_buffer_size (c->eng)
+      || (!dest->absent
+          && fstatat (dest->dirfd, dest->rel, &st, AT_SYMLINK_NOFOLLOW) == 0))
     return -1;
   int fd = openat (next->dirfd, next->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= c->ahead_fd_limit)
+  if (fd >= c->ahead_fd_limit
+      || (fd >= 0 && c->o->preserve_links
+          && (fstat (fd, &st) != 0
+              || (st.st_nlink > 1
+                  && seen_lookup (c->links, st.st_dev, st.st_ino)))))
     {
       close (fd);
       fd = -1;
