@@ -111,6 +111,7 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   req.verify = c->o->verify;
+  req.report_changes = c->o->debug || c->o->verify || c->stats;
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
   int next_fd = open_next_file (c, dbg->src_st.st_size);

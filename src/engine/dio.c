@@ -18,6 +18,10 @@
 # include <sys/syscall.h>
 # include <sys/vfs.h>
 #endif
+#ifdef DIO_WITH_DIRECTIO
+# include <sys/types.h>
+# include <sys/fcntl.h>    /* directio (), DIRECTIO_ON, DIRECTIO_OFF */
+#endif
 
 #ifndef AT_EMPTY_PATH
 # define AT_EMPTY_PATH 0x1000
@@ -139,14 +143,24 @@ dio_alignment (int fd, struct stat const *st, char const **from)
 char const *
 dio_method (void)
 {
-#if defined O_DIRECT
+#if defined DIO_WITH_O_DIRECT
   return "O_DIRECT";
-#elif defined HAVE_DIRECTIO && defined DIRECTIO_ON
+#elif defined DIO_WITH_DIRECTIO
   return "directio";
-#elif defined F_NOCACHE
+#elif defined DIO_WITH_F_NOCACHE
   return "F_NOCACHE";
 #else
   return NULL;
+#endif
+}
+
+char const *
+dio_enable_step (void)
+{
+#if defined DIO_WITH_O_DIRECT && defined __linux__
+  return "open";
+#else
+  return dio_method ();
 #endif
 }
 
@@ -154,13 +168,13 @@ dio_method (void)
 static bool
 set_direct_flag (int fd, bool on)
 {
-#if defined O_DIRECT
+#if defined DIO_WITH_O_DIRECT
   int fl = fcntl (fd, F_GETFL);
   return fl >= 0
          && fcntl (fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) == 0;
-#elif defined HAVE_DIRECTIO && defined DIRECTIO_ON
+#elif defined DIO_WITH_DIRECTIO
   return directio (fd, on ? DIRECTIO_ON : DIRECTIO_OFF) == 0;
-#elif defined F_NOCACHE
+#elif defined DIO_WITH_F_NOCACHE
   return fcntl (fd, F_NOCACHE, on ? 1 : 0) != -1;
 #else
   (void) fd;
@@ -208,7 +222,7 @@ bool
 dio_enable (int fd, int accmode, struct dio_fd *out)
 {
   *out = (struct dio_fd) { .fd = -1 };
-#if defined __linux__ && defined O_DIRECT
+#if defined __linux__ && defined DIO_WITH_O_DIRECT
   /* A second open file description of the same file: FUSE daemons see
      O_DIRECT at open time, and FD stays plain for the tail.  Reopening
      can fail where the first open succeeded (no /proc, or a new file
@@ -232,11 +246,23 @@ dio_enable (int fd, int accmode, struct dio_fd *out)
   return true;
 }
 
+bool
+dio_flag_set (int fd)
+{
+#if defined DIO_WITH_O_DIRECT
+  int fl = fcntl (fd, F_GETFL);
+  return fl >= 0 && (fl & O_DIRECT);
+#else
+  (void) fd;
+  return false;
+#endif
+}
+
 void
 dio_plain (int fd, int accmode, struct dio_fd *out)
 {
   *out = (struct dio_fd) { .fd = fd };
-#if defined O_DIRECT
+#if defined DIO_WITH_O_DIRECT
   int fl = fcntl (fd, F_GETFL);
   if (fl < 0 || !(fl & O_DIRECT))
     return;
@@ -301,7 +327,8 @@ dio_cache_caveat (int fd)
 bool
 dio_refusal (int err)
 {
-  return err == EINVAL || err == EOPNOTSUPP || err == ENOTSUP;
+  return err == EINVAL || err == EOPNOTSUPP || err == ENOTSUP
+         || err == ENOTTY;
 }
 
 size_t

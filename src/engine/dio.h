@@ -10,6 +10,29 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+/* The mechanism this build enables direct I/O with, as configure found
+   it (never from the headers alone: the stand-in builds of make
+   platform-check select Solaris's and macOS's on Linux, whose headers
+   still define O_DIRECT):
+   - DIO_WITH_O_DIRECT (Linux, FreeBSD, AIX): an open flag; on Linux the
+     engine opens each file a second time with it (/proc/self/fd), so the
+     caller's descriptor stays plain for unaligned tails;
+   - DIO_WITH_DIRECTIO (Solaris): directio (fd, DIRECTIO_ON), advice to the
+     file system for the file (not for the descriptor): UFS honours it,
+     and itself serves unaligned requests through the cache; ZFS and
+     others say ENOTTY, which is a refusal like O_DIRECT's EINVAL;
+   - DIO_WITH_F_NOCACHE (macOS): fcntl (fd, F_NOCACHE, 1) on the
+     descriptor: no alignment required, page-aligned I/O fastest.
+   The last two are set on the caller's descriptor and cleared when the
+   file is done (dio_release).  */
+#if HAVE_DECL_O_DIRECT
+# define DIO_WITH_O_DIRECT 1
+#elif defined HAVE_DIRECTIO && HAVE_DECL_DIRECTIO_ON
+# define DIO_WITH_DIRECTIO 1
+#elif HAVE_DECL_F_NOCACHE
+# define DIO_WITH_F_NOCACHE 1
+#endif
+
 /* Alignment the kernel demands of direct I/O on one open file.  */
 struct dio_align
 {
@@ -61,6 +84,9 @@ bool dio_enable (int fd, int accmode, struct dio_fd *out);
    false with errno if closing or clearing the flag failed.  */
 bool dio_release (struct dio_fd *d);
 
+/* Does FD have the system's direct-I/O flag (O_DIRECT) set?  */
+bool dio_flag_set (int fd);
+
 /* Make sure the caller's descriptor FD (ACCMODE O_RDONLY or O_WRONLY) is
    a plain, cached one for unaligned I/O: a forcedirectio mount or an
    LD_PRELOAD shim may have opened it with O_DIRECT behind our back.  Fill
@@ -74,8 +100,13 @@ void dio_plain (int fd, int accmode, struct dio_fd *out);
    that is all but chattr +C ones, are cached).  NULL for the others.  */
 char const *dio_cache_caveat (int fd);
 
+/* What failed when dio_enable failed, for --debug: "open" (the O_DIRECT
+   reopening), "directio" or "F_NOCACHE".  */
+char const *dio_enable_step (void);
+
 /* True for the errors that mean "no direct I/O here" rather than a
-   failing device: EINVAL and EOPNOTSUPP.  Every fallback asks this.  */
+   failing device: EINVAL, EOPNOTSUPP, and ENOTTY (Solaris's directio()
+   on a file system without it).  Every fallback asks this.  */
 bool dio_refusal (int err);
 
 /* Alignment for the engine's buffers: the larger of PAGE_SIZE and

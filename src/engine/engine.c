@@ -635,7 +635,7 @@ plan_read_ahead (struct file_copy *fc, struct read_ahead *ra,
       || sparse_has_holes (st) || refused_index (ctx, st->st_dev) >= 0
       || (st->st_dev == fc->src_st.st_dev && st->st_ino == fc->src_st.st_ino))
     return 0;
-#if defined O_DIRECT && defined O_NOATIME
+#if defined DIO_WITH_O_DIRECT && defined O_NOATIME
   int dfd = dio_reopen (fd, O_RDONLY | O_DIRECT | O_NOATIME);
 #else
   int dfd = -1;
@@ -730,6 +730,83 @@ release_direct (struct file_copy *fc, struct dio_fd *d, enum engine_side side,
   return ok;
 }
 
+/* The direct pass over CHUNKS through SRC and DST, with offsets and
+   lengths multiples of ALIGN: the chunks the copy before read ahead
+   first, and, with workers and buffers to spare, the next file's read
+   ahead.  When the kernel refuses part way, the chunker keeps what is
+   left for the buffered pass.  Return false with *FC->res filled on
+   failure.  */
+static bool
+direct_pass (struct file_copy *fc, struct chunker *chunks,
+             struct dio_fd const *src, struct dio_fd const *dst, off_t align)
+{
+  struct engine_ctx *ctx = fc->ctx;
+  struct engine_report *rep = &fc->res->report;
+  struct io_job job;
+  init_job (&job, fc, chunks);
+  job.src_fd = src->fd;
+  job.dst_fd = dst->fd;
+  job.direct = true;
+  chunks->align = align;
+  /* After an offload pass that stopped part way: start aligned (what it
+     wrote before is written again, the same bytes).  */
+  chunks->cur -= chunks->cur % align;
+  chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
+  rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
+
+  /* Workers beyond this file's chunks, as many as there are buffers to
+     spare, start reading the next file at once.  Reading ahead may not
+     use the first two buffers: two more, so that it starts at once
+     beside a file of one or two chunks.  */
+  struct read_ahead ra;
+  struct stat ra_st;
+  unsigned int want = plan_read_ahead (fc, &ra, &ra_st);
+  unsigned int most = ctx->cfg.queue_depth;
+  unsigned int workers = fc->depth + want < most ? fc->depth + want : most;
+  unsigned int nbuf = workers + (want > 0 ? 2 : 0);
+  nbuf = ensure_buffers (ctx, nbuf < most ? nbuf : most, fc->src_fd,
+                         fc->dst_fd);
+  if (workers > nbuf)
+    workers = nbuf;
+  give_buffers (&job, ctx);
+  if (want > 0)
+    {
+      ra.keep_out[0] = ctx->buffers[0];
+      ra.keep_out[1] = ctx->buffers[1];
+      job.ahead = &ra;
+    }
+  pipeline_run (&job, workers);
+  if (want > 0)
+    keep_read_ahead (ctx, &ra, &ra_st);
+
+  bool ok = end_pass (fc, &job);
+  if (ok && job.refused_errno)
+    {
+      /* Continue buffered: the chunker still holds what is left and the
+         refused ranges to redo, nothing copied twice.  */
+      rep->fell_back = true;
+      char const *op = job.refused_side == ENGINE_SIDE_READ ? "read"
+                                                            : "write";
+      note_not_direct (rep, op, job.refused_errno);
+      remember_refusal (ctx, job.refused_side == ENGINE_SIDE_READ
+                             ? fc->src_st.st_dev : fc->dst_st.st_dev,
+                        op, job.refused_errno);
+    }
+  return ok;
+}
+
+/* dio_enable failed (errno) for a file on DEV: say so, and when the file
+   system refused (not when, say, descriptors ran out), do not ask it
+   again.  */
+static void
+refused_at_enable (struct file_copy *fc, dev_t dev)
+{
+  int err = errno;
+  note_not_direct (&fc->res->report, dio_enable_step (), err);
+  if (dio_refusal (err))
+    remember_refusal (fc->ctx, dev, dio_enable_step (), err);
+}
+
 /* Direct pass over the aligned body, then the tail.  When the kernel
    refuses direct I/O part way, carry on buffered from where it stopped.
    Return false with *RES filled on failure.  */
@@ -741,14 +818,12 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
   struct dio_fd src, dst;
   if (!dio_enable (fc->src_fd, O_RDONLY, &src))
     {
-      note_not_direct (rep, "open", errno);
-      remember_refusal (ctx, fc->src_st.st_dev, "open", errno);
+      refused_at_enable (fc, fc->src_st.st_dev);
       return true;   /* the caller copies buffered */
     }
   if (!dio_enable (fc->dst_fd, O_WRONLY, &dst))
     {
-      note_not_direct (rep, "open", errno);
-      remember_refusal (ctx, fc->dst_st.st_dev, "open", errno);
+      refused_at_enable (fc, fc->dst_st.st_dev);
       return release_direct (fc, &src, ENGINE_SIDE_READ, true);
     }
 
@@ -766,61 +841,13 @@ copy_direct (struct file_copy *fc, struct chunker *chunks)
     note_not_direct (rep, "alignment", 0);
   else
     {
-      struct io_job job;
-      init_job (&job, fc, chunks);
-      job.src_fd = src.fd;
-      job.dst_fd = dst.fd;
-      job.direct = true;
-      chunks->align = align;
-      /* After an offload pass that stopped part way: start aligned (what
-         it wrote before is written again, the same bytes).  */
-      chunks->cur -= chunks->cur % align;
-      chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
       rep->direct = true;
       rep->method = dio_method ();
       rep->caveat = dio_cache_caveat (src.fd);
       if (!rep->caveat)
         rep->caveat = dio_cache_caveat (dst.fd);
       rep->depth = fc->depth;
-      rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
-      /* Workers beyond this file's chunks, as many as there are buffers
-         to spare, start reading the next file at once.  */
-      struct read_ahead ra;
-      struct stat ra_st;
-      unsigned int want = plan_read_ahead (fc, &ra, &ra_st);
-      unsigned int most = ctx->cfg.queue_depth;
-      unsigned int workers = fc->depth + want < most ? fc->depth + want
-                                                      : most;
-      /* Reading ahead may not use the first two buffers: two more, so
-         that it starts at once beside a file of one or two chunks.  */
-      unsigned int nbuf = workers + (want > 0 ? 2 : 0);
-      nbuf = ensure_buffers (ctx, nbuf < most ? nbuf : most, fc->src_fd,
-                             fc->dst_fd);
-      if (workers > nbuf)
-        workers = nbuf;
-      give_buffers (&job, ctx);
-      if (want > 0)
-        {
-          ra.keep_out[0] = ctx->buffers[0];
-          ra.keep_out[1] = ctx->buffers[1];
-          job.ahead = &ra;
-        }
-      pipeline_run (&job, workers);
-      if (want > 0)
-        keep_read_ahead (ctx, &ra, &ra_st);
-      ok = end_pass (fc, &job);
-      if (ok && job.refused_errno)
-        {
-          /* Continue buffered: the chunker still holds what is left and
-             the refused ranges to redo, nothing copied twice.  */
-          rep->fell_back = true;
-          char const *op = job.refused_side == ENGINE_SIDE_READ ? "read"
-                                                                : "write";
-          note_not_direct (rep, op, job.refused_errno);
-          remember_refusal (ctx, job.refused_side == ENGINE_SIDE_READ
-                                 ? fc->src_st.st_dev : fc->dst_st.st_dev,
-                            op, job.refused_errno);
-        }
+      ok = direct_pass (fc, chunks, &src, &dst, align);
     }
   /* A destination's close can report a write that failed late (NFS).  */
   ok = release_direct (fc, &src, ENGINE_SIDE_READ, ok);
@@ -927,9 +954,9 @@ finish_copy (struct file_copy *fc)
       && ftruncate (fc->dst_fd, off) != 0)
     return fail (fc->res, ENGINE_SIDE_WRITE, errno);
 
-  /* Not a failure, but worth saying (--debug, --stats).  */
+  /* Not a failure, but worth saying (--debug, --stats, --verify).  */
   struct stat now;
-  if (fstat (fc->src_fd, &now) == 0
+  if (fc->req->report_changes && fstat (fc->src_fd, &now) == 0
       && (now.st_size != fc->src_st.st_size
           || now.st_mtim.tv_sec != fc->src_st.st_mtim.tv_sec
           || now.st_mtim.tv_nsec != fc->src_st.st_mtim.tv_nsec))
@@ -1068,9 +1095,11 @@ copy_file (struct file_copy *fc)
   return copy_seekable (fc);
 }
 
-/* engine_copy for the file copy FC.  */
+/* engine_copy for the file copy FC; with PLAIN, or when a side is not a
+   regular file, the caller's descriptors are made plain first (see
+   engine_copy).  */
 static bool
-copy_whole (struct file_copy *fc)
+copy_whole (struct file_copy *fc, bool plain)
 {
   struct engine_ctx *ctx = fc->ctx;
   struct engine_result *res = fc->res;
@@ -1091,9 +1120,12 @@ copy_whole (struct file_copy *fc)
   res->report.short_of_memory = ctx->short_of_memory;
 
   /* Buffered and tail I/O need plain descriptors, whatever opened them.  */
-  struct dio_fd plain_src, plain_dst;
-  dio_plain (src_fd, O_RDONLY, &plain_src);
-  dio_plain (dst_fd, O_WRONLY, &plain_dst);
+  struct dio_fd plain_src = { .fd = src_fd }, plain_dst = { .fd = dst_fd };
+  if (plain || !S_ISREG (fc->src_st.st_mode) || !S_ISREG (fc->dst_st.st_mode))
+    {
+      dio_plain (src_fd, O_RDONLY, &plain_src);
+      dio_plain (dst_fd, O_WRONLY, &plain_dst);
+    }
   fc->src_fd = plain_src.fd;
   fc->dst_fd = plain_dst.fd;
   bool ok = copy_file (fc);
@@ -1111,11 +1143,27 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   *res = (struct engine_result) { .report = {
     .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
     .depth = 1 } };
+  struct engine_result const fresh = *res;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1, .adopt = ctx->ahead };
   /* Read ahead for this copy, or for none: taken now or dropped.  */
   ctx->ahead.n = 0;
-  bool ok = copy_whole (&fc);
+  bool ok = copy_whole (&fc, false);
+  /* Descriptors opened with O_DIRECT behind our back (an LD_PRELOAD
+     shim, as forcedirectio does by mount) make the unaligned reads and
+     writes of the buffered passes fail with EINVAL.  Asking F_GETFL of
+     every file would cost two system calls each; instead a regular
+     file whose copy failed so is copied again from its start, through
+     plain descriptors: the same bytes to the same places.  */
+  if (!ok && res->err == EINVAL
+      && (res->side == ENGINE_SIDE_READ || res->side == ENGINE_SIDE_WRITE)
+      && (dio_flag_set (src_fd) || dio_flag_set (dst_fd)))
+    {
+      *res = fresh;
+      fc = (struct file_copy) { ctx, req, src_fd, dst_fd, .res = res,
+                                .ended_at = -1 };
+      ok = copy_whole (&fc, true);
+    }
   ctx->ahead_fd = -1;
   return ok;
 }

@@ -85,6 +85,8 @@ struct engine_request
                       size stays below the source's until every byte is
                       written.  False for a file no name reaches yet.  */
   bool verify;     /* record what is read for engine_verify (--verify) */
+  bool report_changes;  /* fill engine_result.src_changed (one fstat more
+                           per file: for --debug, --stats, --verify) */
   struct stat const *src_st, *dst_st;  /* the caller's fstat of SRC_FD
                       and DST_FD, taken since they were opened (DST_FD's
                       before anything was written to it), or NULL: the
@@ -182,7 +184,8 @@ struct engine_result
   enum engine_side side;      /* where ERR happened */
   bool src_changed;           /* the source's size or mtime changed while
                                  it was copied (not a failure: the copy
-                                 went on to its end of file) */
+                                 went on to its end of file); looked at
+                                 only when the request asks */
   struct engine_report report;
 };
 

@@ -157,7 +157,7 @@ static int
 open_reader (struct verify_io const *io, struct stat const *st,
              struct engine_verify_result *vr)
 {
-#ifdef O_DIRECT
+#ifdef DIO_WITH_O_DIRECT
   int fd = dio_reopen (io->dst_fd, O_RDONLY | O_DIRECT);
   if (fd >= 0)
     {

@@ -1245,7 +1245,9 @@ START_TEST (test_source_truncated)
   fake.truncate_to = 3 * BUF + 5;
   struct engine_ctx *ctx = make_ctx (_i < 2 ? 1 : 4);
   struct engine_result res;
-  ck_assert (engine_copy (ctx, src, dst, _i % 2 ? &direct : &buffered, &res));
+  struct engine_request req = _i % 2 ? direct : buffered;
+  req.report_changes = true;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
   ck_assert (res.src_changed);
   assert_copy_of_pattern (dst, 3 * BUF + 5);
   engine_ctx_free (ctx);
@@ -1264,7 +1266,9 @@ START_TEST (test_source_grown)
   fake.truncate_to = grown;
   struct engine_ctx *ctx = make_ctx (_i < 2 ? 1 : 4);
   struct engine_result res;
-  ck_assert (engine_copy (ctx, src, dst, _i % 2 ? &direct : &buffered, &res));
+  struct engine_request req = _i % 2 ? direct : buffered;
+  req.report_changes = true;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
   ck_assert (res.src_changed);
   struct io_range added = { size, grown - size, true };
   assert_content (dst, grown, &added, 1);
