@@ -29,7 +29,6 @@
 
 #include "cp/budget.h"
 #include "cp/dest.h"
-#include "closeout.h"
 #include "cp/copy.h"
 #include "cp/diag.h"
 #include "dirname.h"
@@ -222,7 +221,6 @@ main (int argc, char **argv)
   stats_start (&stats);
   set_program_name (argv[0]);
   setlocale (LC_ALL, "");
-  atexit (close_stdout);
   diag_install ();
 
   struct cp8m_options o;

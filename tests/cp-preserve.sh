@@ -257,7 +257,11 @@ else
 fi
 
 # ACLs: -p (mode) copies the access ACL and a directory's default ACL.
-if command -v setfacl >/dev/null && setfacl -m u:nobody:r tree/exec 2>/dev/null; then
+# A cp8M built without ACL support (configure --without-acl, musl)
+# copies permission bits only.
+if [ "${cp8m_acl:-yes}" = no ]; then
+  note "cp8M is built without ACL support: ACL checks skipped"
+elif command -v setfacl >/dev/null && setfacl -m u:nobody:r tree/exec 2>/dev/null; then
   have_acl=true
   mkdir tree/acld tree/acld/inner
   echo in >tree/acld/file

@@ -47,6 +47,7 @@ fresh () {
 # /err) has a line "cp8M: ... 'DEST' ...: Input/output error" (or the
 # cause in $cause).
 failed () {
+  libc_words "$work/err"
   [ "$status" -eq 1 ] || fail "$1: exit $status, expected 1 ($(cat "$work/err"))"
   grep -q "^cp8M: .*'$2'.*: ${cause:-Input/output error}\$" "$work/err" ||
     fail "$1: no message naming '$2' (got: $(cat "$work/err"))"

@@ -108,6 +108,7 @@ mkdir t6000 && (
 ) || fail "cannot make t6000"
 (ulimit -s 4096 && exec cp8M -r t6000 ours6000) 2>err6000
 status=$?
+libc_words err6000
 [ $status -eq 1 ] || fail "6000 levels under ulimit -s 4096: exit $status (a crash?)"
 [ "$(wc -l <err6000)" -eq 1 ] && grep -q "^cp8M: cannot stat 't6000/d/d/.*': File name too long$" err6000 ||
   fail "6000 levels under ulimit -s 4096: $(head -c 300 err6000)"

@@ -192,6 +192,7 @@ run_side () {
       </dev/null >>"$_r.out" 2>>"$_r.err"
     _st="$_st $?"
   fi
+  [ "$_side" = tool ] && libc_words "$_r.err"
   [ "$_setup" = inplace ] && cd "$tree"
   # A copy through a symlink "../dupt" from a destination elsewhere
   # lands beside it, out of the digest's sight.

@@ -169,6 +169,7 @@ cmp src r || fail "--reflink=auto copy differs"
 grep -Eq '^copy offload: yes|reflink: yes' debug || note "--reflink=auto: $(sed -n 2p debug)"
 mkdir -p ours gnu
 (cd ours && cp8M --reflink=always ../src r 2>../ours.err; echo $? >>../ours.err)
+libc_words ours.err
 (cd gnu && "$GNU_CP" --reflink=always ../src r 2>../gnu.err; echo $? >>../gnu.err)
 sed -i 's/^[^:]*: //' ours.err gnu.err
 cmp ours.err gnu.err || { diff gnu.err ours.err >&2; fail "--reflink=always differs from GNU cp"; }

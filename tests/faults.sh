@@ -37,6 +37,7 @@ fault_case () {
     cp8M "$@" big s1 s2 out 2>err
   fi
   _status=$?
+  libc_words err
   [ $_status -eq 1 ] || fail "$_name: exit $_status, expected 1 ($(cat err))"
   grep -qx "$_want" err || fail "$_name: message was: $(cat err)"
   [ "$(cksum <big)" = "$sum" ] || fail "$_name: the source changed"

@@ -74,7 +74,7 @@ note "-rp tree: same as GNU cp, access times too; $n files read ahead"
 # 2. Early: the next file's read-ahead opens before this one is linked.
 rm -rf ours
 # shellcheck disable=SC2086
-strace -f -o trace -e trace=openat,linkat cp8M -r $cp8m_args tree ours ||
+strace -f -o trace -e trace=open,openat,linkat cp8M -r $cp8m_args tree ours ||
   fail "cp8M -r under strace failed"
 awk '/O_NOATIME/ && !seen_link { early++ } /linkat\(/ { seen_link = 1 }
      END { exit !(early >= 1) }' trace ||
@@ -120,7 +120,7 @@ fi
 mkdir small || exit 99
 i=0
 while [ $i -lt 20 ]; do random_file "small/f$i" $((i * 1000 + 1)); i=$((i + 1)); done
-strace -f -o trace.small -e trace=openat cp8M -r small small-copy ||
+strace -f -o trace.small -e trace=open,openat cp8M -r small small-copy ||
   fail "cp8M -r small failed"
 n=$(grep 'O_PATH' trace.small | grep -vc 'O_DIRECTORY')
 [ "$n" -eq 0 ] || fail "small files: $n O_PATH opens of files"
@@ -135,7 +135,7 @@ random_file ex/a $((2 * M))
 random_file ex/b $((2 * M))
 "$GNU_CP" ex/b exdst/b || exit 99
 # shellcheck disable=SC2086
-strace -f -o trace.exist -e trace=openat cp8M -r $cp8m_args ex/. exdst/ ||
+strace -f -o trace.exist -e trace=open,openat cp8M -r $cp8m_args ex/. exdst/ ||
   fail "cp8M -r onto a partial copy failed"
 grep -q O_NOATIME trace.exist &&
   { grep -E 'O_NOATIME|O_PATH' trace.exist >&2; fail "read ahead a file whose destination exists"; }
@@ -145,7 +145,7 @@ random_file links/d2/w $((2 * M))
 random_file links/d1/x $((2 * M))
 ln links/d1/x links/d2/y
 # shellcheck disable=SC2086
-strace -f -o trace.links -e trace=openat cp8M -a $cp8m_args links links-copy ||
+strace -f -o trace.links -e trace=open,openat cp8M -a $cp8m_args links links-copy ||
   fail "cp8M -a links failed"
 grep -q O_NOATIME trace.links &&
   { grep -E 'O_NOATIME|O_PATH' trace.links >&2; fail "read ahead the second name of a file"; }

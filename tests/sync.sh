@@ -152,6 +152,7 @@ rm -rf dst
 trace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=1 \
   cp8M --sync -r src dst 2>err
 st=$?
+libc_words err
 [ $st -eq 1 ] || fail "a tree with a failed flush: exit status $st"
 failed=$(sed -n "s/^cp8M: error syncing '\(dst\/.*\)': Input\/output error$/\1/p" err)
 [ -n "$failed" ] && [ "$(wc -l <err)" -eq 1 ] || fail "messages: $(cat err)"

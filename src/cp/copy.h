@@ -182,6 +182,17 @@ mode_t omitted_permissions (struct cp8m_options const *o, mode_t src_mode);
    may not give files away?  Then GNU cp stays silent.  */
 bool chown_failure_ok (struct cp8m_options const *o, int err);
 
+/* meta.c: the mode to give copy_acl, set_acl or qset_acl for the file
+   REL of DIRFD (open as FD, when not -1; NAME in messages), from MODE.
+   Built with ACL support, these set an ACL, which leaves the
+   set-user-ID, set-group-ID and sticky bits alone when MODE has none of
+   them; they set the mode with chmod only on a file system without
+   ACLs.  A build without ACL support always uses chmod, so it adds the
+   file's special bits to such a MODE where an ACL could have been set:
+   the same result as GNU cp built with ACLs.  */
+mode_t mode_for_acl (mode_t mode, int dirfd, char const *rel, int fd,
+                     char const *name);
+
 /* meta.c: after the data (or contents) of DST are in place, apply what
    the options preserve from SST: times, ownership, xattrs, then mode.
    FD is DST open (or -1: use names).  IS_LINK: DST is a symbolic link.

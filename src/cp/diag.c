@@ -6,13 +6,18 @@
 
 #include "diag.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "budget.h"
 #include "progress.h"
+#include "close-stream.h"
 #include "error.h"
+#include "exitfail.h"
 #include "filemode.h"
 #include "progname.h"
 #include "yesno.h"
@@ -221,10 +226,47 @@ print_progname (void)
   fprintf (stderr, "%s: ", program_name);
 }
 
+/* The cause of the first failed write to standard output, or 0.  A C
+   library may meet the failure long before exit, when it flushes a line
+   as it is printed (musl does, until it learns that standard output is
+   no terminal): by the time standard output is closed, errno says
+   nothing of it, and "write error" would come without its cause.  */
+static int stdout_errno;
+
+void
+diag_stdout_written (void)
+{
+  if (!stdout_errno && ferror (stdout))
+    stdout_errno = errno ? errno : EIO;
+}
+
+/* At exit, as gnulib's close_stdout: standard output closed, and a
+   failure to write it an error ("write error: No space left on
+   device"); then standard error.  */
+static void
+close_stdout_with_cause (void)
+{
+  diag_stdout_written ();
+  int earlier = stdout_errno;
+  if (close_stream (stdout) != 0)
+    {
+      /* A failure of the final flush has its errno; an earlier one, the
+         one kept.  */
+      error (0, errno ? errno : earlier, "write error");
+      _exit (exit_failure);
+    }
+#ifndef __SANITIZE_ADDRESS__
+  /* A sanitizer reports on stderr after this: leave it open then.  */
+  if (close_stream (stderr) != 0)
+    _exit (exit_failure);
+#endif
+}
+
 void
 diag_install (void)
 {
   error_print_progname = print_progname;
+  atexit (close_stdout_with_cause);
 }
 
 void

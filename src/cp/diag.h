@@ -66,8 +66,14 @@ void diag_strmode (mode_t mode, char *buf);
 char const *diag_program_name (void);
 
 /* Route error ()'s messages through diag.c, which counts them (and is
-   where a progress line is cleared before one).  Call once, early.  */
+   where a progress line is cleared before one), and have standard
+   output closed at exit with a "write error" that names its cause.  Call
+   once, early.  */
 void diag_install (void);
+
+/* After a write to standard output: keep the cause of its first
+   failure for the final "write error" (progress_out_end calls this).  */
+void diag_stdout_written (void);
 
 /* The next error () message is a warning or a notice, which leaves the
    exit status alone: it does not count as an error.  */

@@ -29,23 +29,28 @@
 struct entry
 {
   ino_t ino;
+  size_t read;          /* its place in the reading order */
   unsigned char type;   /* d_type: DT_REG, DT_DIR... or DT_UNKNOWN */
   char *name;
 };
 
+/* By inode number, and names of one inode (hard links) in the order
+   they were read: glibc's qsort keeps that order for GNU cp, musl's
+   need not.  */
 static int
 by_inode (void const *a, void const *b)
 {
-  ino_t x = ((struct entry const *) a)->ino;
-  ino_t y = ((struct entry const *) b)->ino;
-  return (x > y) - (x < y);
+  struct entry const *x = a, *y = b;
+  if (x->ino != y->ino)
+    return (x->ino > y->ino) - (x->ino < y->ino);
+  return (x->read > y->read) - (x->read < y->read);
 }
 
 /* The entries of the directory open as FD, but "." and "..", sorted by
    inode number as GNU cp reads them: -v then lists files in the same
-   order, and reading in inode order is faster on most disks.  (glibc's
-   qsort keeps entries with equal numbers, hard links, in reading order,
-   as it does for GNU cp.)  Return NULL with errno on failure.  */
+   order, and reading in inode order is faster on most disks.  Entries
+   with equal numbers (hard links) keep their reading order, as glibc's
+   qsort keeps it for GNU cp.  Return NULL with errno on failure.  */
 static struct entry *
 read_entries (int fd, size_t *count)
 {
@@ -71,6 +76,7 @@ read_entries (int fd, size_t *count)
       if (n == alloc)
         v = x2nrealloc (v, &alloc, sizeof *v);
       v[n].ino = d->d_ino;
+      v[n].read = n;
       v[n].type = d->d_type;
       v[n].name = xstrdup (d->d_name);
       n++;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "acl.h"
@@ -66,10 +67,13 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
   /* An existing file gets its final permission bits only after its
      owner changes; until then, nobody but its owner may use it.  This
      goes through the ACL (as in GNU cp), which leaves the set-user-ID,
-     set-group-ID and sticky bits alone.  */
+     set-group-ID and sticky bits alone (mode_for_acl: also without
+     ACL support).  */
   if (!plan->dst_new && o->preserve_mode)
     {
-      mode_t restrictive = dst_st->st_mode & sst->st_mode & S_IRWXU;
+      mode_t restrictive = mode_for_acl (dst_st->st_mode & sst->st_mode
+                                         & S_IRWXU, dst->dirfd, dst->rel, fd,
+                                         dst->name);
       char buf[32];
       if (qset_acl (acl_name (dst->name, fd, buf), fd, restrictive) != 0)
         {
@@ -100,6 +104,38 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
         return -1;
     }
   return 0;
+}
+
+#if !USE_ACL
+/* Could this file carry a POSIX ACL?  Not when its file system has no
+   ACL attributes at all (ramfs); an unanswerable question counts as
+   yes, the common case.  */
+static bool
+acls_possible (int fd, char const *name)
+{
+  ssize_t r = fd >= 0 ? fgetxattr (fd, "system.posix_acl_access", NULL, 0)
+              : -1;
+  if (fd < 0 || (r < 0 && errno == EBADF))
+    r = lgetxattr (name, "system.posix_acl_access", NULL, 0);
+  return r >= 0 || (errno != ENOTSUP && errno != EOPNOTSUPP);
+}
+#endif
+
+mode_t
+mode_for_acl (mode_t mode, int dirfd, char const *rel, int fd,
+              char const *name)
+{
+#if !USE_ACL
+  mode_t special = S_ISUID | S_ISGID | S_ISVTX;
+  struct stat st;
+  if (!(mode & special) && acls_possible (fd, name)
+      && (fd >= 0 ? fstat (fd, &st)
+          : fstatat (dirfd, rel, &st, AT_SYMLINK_NOFOLLOW)) == 0)
+    mode |= st.st_mode & special;
+#else
+  (void) dirfd, (void) rel, (void) fd, (void) name;
+#endif
+  return mode;
 }
 
 static int
@@ -133,6 +169,7 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
           && (fd >= 0 ? fstat (fd, &st)
               : fstatat (dst->dirfd, dst->rel, &st, 0)) == 0)
         mode |= st.st_mode & S_ISGID;
+      mode = mode_for_acl (mode, dst->dirfd, dst->rel, fd, dst->name);
       char buf[32];
       return set_acl (acl_name (dst->name, fd, buf), fd, mode) == 0;
     }
@@ -237,8 +274,10 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
   if (o->preserve_mode)
     {
       char sbuf[32], dbuf[32];
+      mode_t mode = mode_for_acl (src_mode, dst->dirfd, dst->rel, fd,
+                                  dst->name);
       return (copy_acl (acl_name (src->name, src_fd, sbuf), src_fd,
-                        acl_name (dst->name, fd, dbuf), fd, src_mode) == 0
+                        acl_name (dst->name, fd, dbuf), fd, mode) == 0
               || !o->require_preserve) && ok;
     }
   return settle_mode (c, sst, dst, fd, plan) && ok;

@@ -163,7 +163,10 @@ parents_finish (struct cp8m_options const *o, int dirfd,
         }
       if (o->preserve_mode)
         {
-          if (copy_acl (p->src, -1, p->dst, -1, p->st.st_mode) != 0)
+          if (copy_acl (p->src, -1, p->dst, -1,
+                        mode_for_acl (p->st.st_mode, dirfd, p->rel, -1,
+                                      p->dst))
+              != 0)
             return false;
         }
       else if (p->restore_mode

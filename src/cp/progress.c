@@ -549,6 +549,7 @@ progress_out_end (void)
       fflush (stdout);
       funlockfile (stderr);
     }
+  diag_stdout_written ();
 }
 
 void
