@@ -128,9 +128,11 @@ mode_for_acl (mode_t mode, int dirfd, char const *rel, int fd,
 #if !USE_ACL
   mode_t special = S_ISUID | S_ISGID | S_ISVTX;
   struct stat st;
-  if (!(mode & special) && acls_possible (fd, name)
+  /* Most files have no special bits: one fstat, no ACL probe.  */
+  if (!(mode & special)
       && (fd >= 0 ? fstat (fd, &st)
-          : fstatat (dirfd, rel, &st, AT_SYMLINK_NOFOLLOW)) == 0)
+          : fstatat (dirfd, rel, &st, AT_SYMLINK_NOFOLLOW)) == 0
+      && (st.st_mode & special) && acls_possible (fd, name))
     mode |= st.st_mode & special;
 #else
   (void) dirfd, (void) rel, (void) fd, (void) name;

@@ -77,6 +77,14 @@ __wrap_fcntl (int fd, int cmd, ...)
   return __real_fcntl (fd, cmd, arg);
 }
 
+/* An open asking for Linux's O_DIRECT, which these paths never use.  */
+static void
+note_o_direct (int flags)
+{
+  if (flags & LINUX_O_DIRECT)
+    standin_record (STANDIN_O_DIRECT, -1, flags, 0, 0);
+}
+
 int
 __wrap_open (char const *name, int flags, ...)
 {
@@ -84,8 +92,7 @@ __wrap_open (char const *name, int flags, ...)
   va_start (ap, flags);
   int mode = va_arg (ap, int);
   va_end (ap);
-  if (flags & LINUX_O_DIRECT)
-    standin_record (STANDIN_O_DIRECT, -1, flags, 0, 0);
+  note_o_direct (flags);
   return __real_open (name, flags, mode);
 }
 
@@ -96,8 +103,7 @@ __wrap_openat (int dirfd, char const *name, int flags, ...)
   va_start (ap, flags);
   int mode = va_arg (ap, int);
   va_end (ap);
-  if (flags & LINUX_O_DIRECT)
-    standin_record (STANDIN_O_DIRECT, -1, flags, 0, 0);
+  note_o_direct (flags);
   return __real_openat (dirfd, name, flags, mode);
 }
 
