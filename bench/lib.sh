@@ -44,7 +44,9 @@ median () {
 
 # timed_fio_limit DIR SIZE_MIB: the device's copy limit timed as a copy
 # is: one sequential reader of DIR/src and one writer of a new DIR/dst,
-# balanced by --flow, 8 MiB blocks, 8 in flight each, direct I/O; the
+# kept in step by equal flow weights (flow=1 each: fio 3.x reads flow as
+# a weight; the old flow=1/-1 pair turns flow control off there and let
+# the reader run ahead), 8 MiB blocks, 8 in flight each, direct I/O; the
 # writer ends with an fsync (end_fsync=1), and the wall clock runs from a
 # cold cache to the end of a final sync.  fio's own bandwidth leaves out
 # that flush, which every copy pays, and overstated the limit on a
@@ -69,7 +71,7 @@ flow=1
 rw=write
 filename=$1/dst
 end_fsync=1
-flow=-1
+flow=1
 FIO
     timed_copy "$1/dst" fio --output=/dev/null "$1/limit.fio"
     [ "$_size" = 8 ] && _startup=$wall
