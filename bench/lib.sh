@@ -55,18 +55,23 @@ median () {
 # timed once per DIR (before its first limit; kept in DIR/limit.startup)
 # and its wall time taken off.  Sets wall like timed_copy.
 timed_fio_limit () {
-  _sizes="8 $2"
-  if [ -s "$1/limit.startup" ]; then
-    _startup=$(cat "$1/limit.startup") _sizes=$2
+  if [ ! -s "$1/limit.startup" ]; then
+    timed_fio_job "$1" 8
+    echo "$wall" >"$1/limit.startup"
   fi
-  for _size in $_sizes; do
-    cat >"$1/limit.fio" <<FIO
+  timed_fio_job "$1" "$2"
+  wall=$(echo "$wall $(cat "$1/limit.startup")" | awk '{ printf "%.3f", $1 - $2 }')
+}
+
+# timed_fio_job DIR SIZE_MIB: one run of that job, timed like a copy.
+timed_fio_job () {
+  cat >"$1/limit.fio" <<FIO
 [global]
 bs=8M
 iodepth=8
 direct=1
 ioengine=libaio
-size=${_size}M
+size=${2}M
 [reader]
 rw=read
 filename=$1/src
@@ -77,13 +82,7 @@ filename=$1/dst
 end_fsync=1
 flow=1
 FIO
-    timed_copy "$1/dst" fio --output=/dev/null "$1/limit.fio"
-    if [ "$_size" = 8 ] && [ "$_sizes" != 8 ]; then
-      _startup=$wall
-      echo "$_startup" >"$1/limit.startup"
-    fi
-  done
-  wall=$(echo "$wall $_startup" | awk '{ printf "%.3f", $1 - $2 }')
+  timed_copy "$1/dst" fio --output=/dev/null "$1/limit.fio"
 }
 
 # ---- memory cgroups (bench/run's hot-set and container scenarios) ----
