@@ -250,6 +250,7 @@ main (int argc, char **argv)
                         .max_open_levels = dirfds_max_levels (),
                         .ahead_fd_limit = dirfds_ahead_limit (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
+  c.ahead_files = dirfds_ahead_files (c.max_open_levels);
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();
@@ -265,15 +266,19 @@ main (int argc, char **argv)
   if (t.dir)
     for (int i = 0; i < t.n_sources; i++)
       {
-        /* The next operand, for the engine to read ahead.  */
-        c.next_file = (struct loc) { AT_FDCWD, NULL, NULL, false };
-        if (i + 1 < t.n_sources && !o.parents)
+        /* The next operands, for the engine to read ahead (it reads
+           only regular files).  */
+        c.n_next = 0;
+        for (int j = i + 1; j < t.n_sources && !o.parents
+                            && c.n_next < c.ahead_files; j++)
           {
-            c.next_file.rel = c.next_file.name = t.sources[i + 1];
-            c.next_dest = (struct loc) {
-              t.dirfd, last_component (t.sources[i + 1]), NULL, false };
+            c.next_files[c.n_next] = (struct loc) {
+              AT_FDCWD, t.sources[j], t.sources[j], false };
+            c.next_dests[c.n_next++] = (struct loc) {
+              t.dirfd, last_component (t.sources[j]), NULL, false };
           }
         ok &= copy_into (&c, &t, t.sources[i]);
+        c.n_next = 0;
       }
   else
     {

@@ -1,14 +1,15 @@
 #!/bin/sh
-# Reading ahead across files (engine_lookahead): while one file's last
-# chunks are written, the engine reads the first chunks of the walk's
-# next regular file (in the same directory, or the next operand), and
-# that file's copy starts by writing them.  Checked here:
+# Reading ahead across files (engine_lookahead): while one file is
+# copied, the engine reads the first chunks of the walk's next regular
+# files (in the same directory, or the next operands), and each of those
+# copies starts by writing them.  Checked here:
 #   - trees and operands copied with it are identical to GNU cp's copies
 #     (treedigest), access times included: the copy of a file read ahead
 #     gets the access time the file had before (read ahead with
 #     O_NOATIME), as GNU cp's -p gives it;
-#   - it happens (--debug's "read ahead"), and early: the next file is
-#     opened for it before this one is linked into place (strace);
+#   - it happens (--debug's "read ahead"), early and several files
+#     ahead: the next files are opened for it before this one is linked
+#     into place (strace);
 #   - a next file that changes after it was read ahead (the fault shim
 #     cuts or grows it at its first read, which is the read-ahead's) is
 #     copied as it is at the end, as GNU cp copies it;
@@ -71,14 +72,18 @@ n=$(grep -c 'read ahead' debug.out)
 [ "$n" -ge 2 ] || { cat debug.out >&2; fail "-rp: $n files read ahead, expected 2 or more"; }
 note "-rp tree: same as GNU cp, access times too; $n files read ahead"
 
-# 2. Early: the next file's read-ahead opens before this one is linked.
+# 2. Early, and several files ahead: while a is copied, both b and c
+#    (the regular files up to the FIFO) are opened to be read ahead,
+#    before a is linked into place.
 rm -rf ours
 # shellcheck disable=SC2086
 trace -f -o trace -e trace=open,openat,linkat cp8M -r $cp8m_args tree ours ||
   fail "cp8M -r under strace failed"
-awk '/O_NOATIME/ && !seen_link { early++ } /linkat\(/ { seen_link = 1 }
-     END { exit !(early >= 1) }' trace ||
-  { grep -E 'O_NOATIME|linkat' trace >&2; fail "no file read ahead before the first one was linked"; }
+awk '/O_NOATIME/ { opened++ }
+     /linkat\(.*"a"/ { early = opened }
+     /linkat\(/ { opened = 0 }
+     END { exit !(early >= 2) }' trace ||
+  { grep -E 'O_NOATIME|linkat' trace >&2; fail "b and c were not both opened to be read ahead before a was linked"; }
 cmp tree/c ours/c && cmp tree/sub/f ours/sub/f || fail "-r under strace: wrong copies"
 
 # 3. Operands: each next one is read ahead.

@@ -58,11 +58,16 @@ struct copy_ctx
                                      walk to flush at the end (sync.h) */
   struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
   struct progress *progress;  /* told of each regular file, or NULL */
-  struct loc next_file;   /* the walk's next node, when it looks like a
-                             regular file (else NAME is NULL): the engine
-                             may read it ahead (engine_lookahead) */
-  struct loc next_dest;   /* where it would be copied (NAME unused) */
-  int ahead_fd_limit;     /* open it only below this descriptor number,
+  /* The walk's next nodes that look like regular files, in the order
+     it will copy them (the first N_NEXT): the engine may read them
+     ahead (engine_lookahead).  NEXT_DESTS: where each would be copied
+     (NAME unused).  */
+  struct loc next_files[ENGINE_AHEAD_FILES];
+  struct loc next_dests[ENGINE_AHEAD_FILES];
+  unsigned int n_next;
+  unsigned int ahead_files;  /* at most this many, for the descriptor
+                                limit (dirfds_ahead_files) */
+  int ahead_fd_limit;     /* open them only below this descriptor number,
                              leaving room for the copy's own */
 };
 
@@ -128,9 +133,16 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
    descriptor limit (RLIMIT_NOFILE) and the descriptors already open.  */
 unsigned int dirfds_max_levels (void);
 
-/* dirfds.c: the descriptor number below which the walk's next file may
-   be opened for reading ahead (copy_ctx.ahead_fd_limit).  */
+/* dirfds.c: the descriptor number below which the walk's next files
+   may be opened for reading ahead (copy_ctx.ahead_fd_limit).  */
 int dirfds_ahead_limit (void);
+
+/* dirfds.c: how many files may be read ahead at once, from the
+   descriptor limit and those already open, once LEVELS directory levels
+   of the walk and a copy have theirs: the engine keeps a descriptor of
+   each open across copies, and the cp layer opens one more for a
+   moment.  */
+unsigned int dirfds_ahead_files (unsigned int levels);
 
 /* dirfds.c: note BASE, an address near the top of the stack, and how far
    below it the walk may recurse (RLIMIT_STACK less a margin).  */

@@ -127,17 +127,21 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       char *dst_name = file_name_concat (dst->name, name, NULL);
       struct loc s = { self->src_fd, name, src_name, false };
       struct loc d = { self->dst_fd, name, dst_name, dst_new };
-      /* The file after this one, for the engine to read ahead.  */
-      c->next_file = (struct loc) { self->src_fd, NULL, NULL, false };
-      if (i + 1 < n && names[i + 1].type == DT_REG)
+      /* The regular files after this one (up to the first entry of
+         another type, whose copy comes between), for the engine to read
+         ahead.  */
+      c->n_next = 0;
+      for (size_t j = i + 1; j < n && c->n_next < c->ahead_files
+                             && names[j].type == DT_REG; j++)
         {
-          c->next_file.rel = c->next_file.name = names[i + 1].name;
-          c->next_dest = (struct loc) { self->dst_fd, names[i + 1].name,
-                                        NULL, dst_new };
+          c->next_files[c->n_next] = (struct loc) {
+            self->src_fd, names[j].name, names[j].name, false };
+          c->next_dests[c->n_next++] = (struct loc) {
+            self->dst_fd, names[j].name, NULL, dst_new };
         }
       /* Going on after copying into itself would copy the copy again.  */
       ok &= copy_node (c, &s, &d, self, w, false);
-      c->next_file.name = NULL;
+      c->n_next = 0;
       free (src_name);
       free (dst_name);
     }

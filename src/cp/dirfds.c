@@ -66,20 +66,37 @@ open_fds (void)
   return n - 1;   /* the listing's own */
 }
 
-unsigned int
-dirfds_max_levels (void)
+/* Descriptors left under the limit once those open now and the
+   reserved ones are counted, or LONG_MAX without a limit.  */
+static long
+spare_fds (void)
 {
   struct rlimit r;
   if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
-    return MAX_OPEN_LEVELS;
+    return LONG_MAX;
   long used = open_fds ();
   if (used < 0)
     used = 3;
-  long room = (long) (r.rlim_cur > LONG_MAX ? LONG_MAX : r.rlim_cur)
-              - used - RESERVED_FDS;
-  long n = room / 2;
+  return (long) (r.rlim_cur > LONG_MAX ? LONG_MAX : r.rlim_cur)
+         - used - RESERVED_FDS;
+}
+
+unsigned int
+dirfds_max_levels (void)
+{
+  long n = spare_fds () / 2;
   return n > MAX_OPEN_LEVELS ? MAX_OPEN_LEVELS
          : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
+}
+
+unsigned int
+dirfds_ahead_files (unsigned int levels)
+{
+  long room = spare_fds ();
+  if (room == LONG_MAX)
+    return ENGINE_AHEAD_FILES;
+  long n = (room - 2 * (long) levels) / 2;
+  return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
 }
 
 int

@@ -67,25 +67,22 @@ struct data_debug
   struct stat src_st;         /* the source when it was opened */
 };
 
-/* The walk's next file, for the engine to read ahead while this one's
-   copy (of SIZE bytes) ends, or -1.  Only after a file large enough to
-   be copied with I/Os in flight (small files must not pay an open
-   more), and only while descriptors are plentiful.  O_PATH: looking
-   does not open a device (which may rewind a tape) or wait on a FIFO,
-   should the name have become one since the directory was read; the
-   engine opens a regular file again to read it.  Not for a file that
-   will likely not be copied as new data: one whose destination exists
-   (it is overwritten in place, which takes nothing read ahead, or
-   skipped by -n, -u or -i), or, with hard links preserved, a second
-   name of a file already copied.  */
+/* One of the walk's next files (NEXT, to be copied to DEST), for the
+   engine to read ahead, or -1.  O_PATH: looking does not open a device
+   (which may rewind a tape) or wait on a FIFO, should the name have
+   become one since the directory was read; the engine opens a regular
+   file again to read it.  Not for a file that will likely not be copied
+   as new data: one whose destination exists (it is overwritten in
+   place, which takes nothing read ahead, or skipped by -n, -u or -i),
+   or, with hard links preserved, a second name of a file already
+   copied.  */
 static int
-open_next_file (struct copy_ctx const *c, off_t size)
+open_next_file (struct copy_ctx const *c, struct loc const *next,
+                struct loc const *dest)
 {
-  struct loc const *next = &c->next_file, *dest = &c->next_dest;
   struct stat st;
-  if (!next->name || size < (off_t) engine_buffer_size (c->eng)
-      || (!dest->absent
-          && fstatat (dest->dirfd, dest->rel, &st, AT_SYMLINK_NOFOLLOW) == 0))
+  if (!dest->absent
+      && fstatat (dest->dirfd, dest->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
     return -1;
   int fd = openat (next->dirfd, next->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= c->ahead_fd_limit
@@ -98,6 +95,25 @@ open_next_file (struct copy_ctx const *c, off_t size)
       fd = -1;
     }
   return fd;
+}
+
+/* Open the walk's next files (copy_ctx.next_files) into FDS for the
+   engine to read ahead while this copy (of SIZE bytes) runs, and return
+   how many.  Only after a file large enough to be copied with I/Os in
+   flight: small files must not pay an open more.  */
+static unsigned int
+open_next_files (struct copy_ctx const *c, off_t size, int *fds)
+{
+  unsigned int n = 0;
+  if (size < (off_t) engine_buffer_size (c->eng))
+    return 0;
+  for (unsigned int i = 0; i < c->n_next; i++)
+    {
+      int fd = open_next_file (c, &c->next_files[i], &c->next_dests[i]);
+      if (fd >= 0)
+        fds[n++] = fd;
+    }
+  return n;
 }
 
 /* Move the data of SRC_FD into D (whose fstat is DST_ST, or NULL), which
@@ -114,11 +130,12 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.report_changes = c->o->debug || c->o->verify || c->stats;
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
-  int next_fd = open_next_file (c, dbg->src_st.st_size);
-  engine_lookahead (c->eng, next_fd);
+  int next_fds[ENGINE_AHEAD_FILES];
+  unsigned int n_next = open_next_files (c, dbg->src_st.st_size, next_fds);
+  engine_lookahead (c->eng, next_fds, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
-  if (next_fd >= 0)
-    close (next_fd);
+  for (unsigned int i = 0; i < n_next; i++)
+    close (next_fds[i]);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
   else if (c->stats)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ahead.h"
 #include "cache.h"
 #include "dio.h"
 #include "iosizes.h"
@@ -27,20 +28,6 @@
    again.  A handful is plenty: a copy touches few devices.  */
 enum { REFUSED_MAX = 16 };
 
-/* The first N whole chunks of a file, read ahead during the copy before
-   its own, and the file as it was when they were read: its copy takes
-   them only if it is still the same (no write since changes its size,
-   its modification time or its status change time).  */
-struct ahead_data
-{
-  unsigned int n;
-  dev_t dev;
-  ino_t ino;
-  off_t size;
-  struct timespec mtime, ctime;
-  char *buf[ENGINE_MAX_DEPTH];   /* chunk K's data */
-};
-
 struct engine_ctx
 {
   struct engine_config cfg;
@@ -51,9 +38,10 @@ struct engine_ctx
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
   struct verify_rec verify;  /* what the last copy read, for --verify */
-  int ahead_fd;              /* engine_lookahead's file, for the copy
-                                under way, or -1 */
-  struct ahead_data ahead;   /* what that copy read ahead of it */
+  struct ahead *ahead;       /* the spare buffers, and the files read
+                                ahead into them (ahead.h) */
+  int next_fds[ENGINE_AHEAD_FILES];  /* engine_lookahead's files, for */
+  unsigned int n_next;               /* the copy under way */
 };
 
 static size_t
@@ -74,12 +62,17 @@ engine_ctx_new (struct engine_config const *cfg)
       return NULL;
     }
   struct engine_ctx *ctx = calloc (1, sizeof *ctx);
-  if (ctx)
+  if (!ctx)
+    return NULL;
+  ctx->ahead = ahead_new ();
+  if (!ctx->ahead)
     {
-      ctx->cfg = *cfg;
-      ctx->cfg.buffer_size = rounded;
-      ctx->ahead_fd = -1;
+      free (ctx);
+      errno = ENOMEM;
+      return NULL;
     }
+  ctx->cfg = *cfg;
+  ctx->cfg.buffer_size = rounded;
   return ctx;
 }
 
@@ -88,6 +81,8 @@ engine_ctx_free (struct engine_ctx *ctx)
 {
   if (ctx)
     {
+      /* First: its threads may be reading into the buffers.  */
+      ahead_free (ctx->ahead);
       for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
         free (ctx->buffers[i]);
       verify_rec_free (&ctx->verify);
@@ -96,9 +91,18 @@ engine_ctx_free (struct engine_ctx *ctx)
 }
 
 void
-engine_lookahead (struct engine_ctx *ctx, int fd)
+engine_lookahead (struct engine_ctx *ctx, int const *fds, unsigned int n)
 {
-  ctx->ahead_fd = fd;
+  ctx->n_next = 0;
+  for (unsigned int i = 0; i < n && i < ENGINE_AHEAD_FILES; i++)
+    if (fds[i] >= 0)
+      ctx->next_fds[ctx->n_next++] = fds[i];
+}
+
+void
+engine_lookahead_settle (struct engine_ctx *ctx)
+{
+  ahead_settle (ctx->ahead);
 }
 
 size_t
@@ -187,6 +191,10 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
           }
         ctx->buffers[got] = buf;
         ctx->allocations++;
+        /* The first two are for the passes that ask no one (one I/O in
+           flight, engine_verify); the others are shared (ahead.h).  */
+        if (got >= 2)
+          ahead_give (ctx->ahead, buf);
       }
   return got;
 }
@@ -267,7 +275,8 @@ struct file_copy
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
   off_t ended_at;      /* the source ended early here, or -1 */
-  struct ahead_data adopt;  /* what the copy before read ahead */
+  char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
+  unsigned int n_adopt;           /* from its start (ahead_take) */
   struct engine_result *res;
 };
 
@@ -556,130 +565,148 @@ init_job (struct io_job *job, struct file_copy const *fc,
   pthread_cond_init (&job->idle, NULL);
 }
 
-/* ---- reading ahead (engine_lookahead) ---- */
+/* ---- reading ahead (engine_lookahead, ahead.h) ---- */
 
-static bool
-same_version (struct ahead_data const *a, struct stat const *st)
+static struct ahead_version
+version_of (struct stat const *st)
 {
-  return a->dev == st->st_dev && a->ino == st->st_ino
-         && a->size == st->st_size
-         && a->mtime.tv_sec == st->st_mtim.tv_sec
-         && a->mtime.tv_nsec == st->st_mtim.tv_nsec
-         && a->ctime.tv_sec == st->st_ctim.tv_sec
-         && a->ctime.tv_nsec == st->st_ctim.tv_nsec;
+  return (struct ahead_version) { st->st_dev, st->st_ino, st->st_size,
+                                  st->st_mtim, st->st_ctim };
 }
 
-/* Let the direct pass JOB over CHUNKS start with the chunks the copy
-   before read ahead, if they are of this file as it is now and the pass
-   reads it whole from its start into a file no one sees yet (an
-   existing destination holds its last chunk back, which ready chunks do
-   not).  Return how many it takes.  */
+/* Give back the chunks read ahead of FC's file that its copy did not
+   take.  */
+static void
+give_back_adopted (struct file_copy *fc)
+{
+  while (fc->n_adopt > 0)
+    ahead_give (fc->ctx->ahead, fc->adopt[--fc->n_adopt]);
+}
+
+/* Let the direct pass JOB over CHUNKS start with the chunks read ahead
+   of its file (ahead_take made sure they are of the file as it is now),
+   if the pass reads it whole from its start into a file no one sees yet
+   (an existing destination holds its last chunk back, which ready
+   chunks do not).  Return how many it takes; the job owns their
+   buffers from now on.  */
 static unsigned int
 adopt_read_ahead (struct file_copy *fc, struct io_job *job,
                   struct chunker *chunks)
 {
-  struct ahead_data const *a = &fc->adopt;
   off_t bs = fc->ctx->cfg.buffer_size;
-  if (a->n == 0 || fc->req->in_place || chunks->seek_holes
-      || chunks->cur != 0 || !same_version (a, &fc->src_st))
-    return 0;
-  unsigned int n = a->n;
+  if (fc->req->in_place || chunks->seek_holes || chunks->cur != 0)
+    {
+      give_back_adopted (fc);   /* the pass may need the buffers */
+      return 0;
+    }
+  unsigned int n = fc->n_adopt;
   while (n > 0 && (off_t) n * bs > chunks->limit)
     n--;
   /* Taken from the end: the first chunk goes first.  */
   for (unsigned int i = 0; i < n; i++)
     job->ready[i] = (struct ready_chunk) {
-      { (off_t) (n - 1 - i) * bs, bs, false }, a->buf[n - 1 - i] };
+      { (off_t) (n - 1 - i) * bs, bs, false }, fc->adopt[n - 1 - i] };
   job->n_ready = n;
   chunks->cur = (off_t) n * bs;
+  /* The rest (past the aligned end) go back.  */
+  for (unsigned int i = n; i < fc->n_adopt; i++)
+    ahead_give (fc->ctx->ahead, fc->adopt[i]);
+  fc->n_adopt = 0;
   return n;
 }
 
-/* Give JOB every buffer of the context but those its ready chunks hold,
-   the first ones on top: the job's own chunks take them, and reading
-   ahead (which may not) the others.  */
-static void
-give_buffers (struct io_job *job, struct engine_ctx const *ctx)
+/* Whether the next files are worth reading ahead for a copy made with
+   FC's request: read with direct I/O from their start, without
+   reflinks, and with more than two buffers (the first two are never
+   lent).  */
+static bool
+may_read_ahead (struct file_copy const *fc)
 {
-  job->n_free = 0;
-  for (unsigned int i = ENGINE_MAX_DEPTH; i-- > 0; )
-    {
-      bool held = !ctx->buffers[i];
-      for (unsigned int j = 0; j < job->n_ready; j++)
-        held |= job->ready[j].buf == ctx->buffers[i];
-      if (!held)
-        job->free_buf[job->n_free++] = ctx->buffers[i];
-    }
+  struct engine_request const *req = fc->req;
+  return !req->in_place && req->reflink == ENGINE_REFLINK_NEVER
+         && req->direct != ENGINE_DIRECT_NEVER
+         && fc->ctx->cfg.queue_depth >= 3;
 }
 
-/* Plan reading ahead the file engine_lookahead named while the direct
-   pass of FC runs: only one the next copy will read whole with direct
-   I/O from its start (regular, without holes, one buffer or more, not
-   mostly cached, on a device that took direct I/O, copied without
-   reflinks), opened again with O_NOATIME so that reading it early does
-   not change what -p preserves.  Nothing when this copy holds its last
-   chunk back (the buffers are its).  Fill *RA and *ST (the file as it
-   was then); return how many chunks it may read, 0 for none.  */
-static unsigned int
-plan_read_ahead (struct file_copy *fc, struct read_ahead *ra,
-                 struct stat *st)
+/* Open FD's file (named by engine_lookahead) to read it ahead, if the
+   next copy will read it whole with direct I/O from its start: regular,
+   without holes, one buffer or more, not mostly cached, on a device
+   that took direct I/O, and not FC's own file.  It is opened again with
+   O_NOATIME, so that reading it early does not change what -p
+   preserves.  Fill *V; return the descriptor, AHEAD_QUEUED when it is
+   queued already, or -1 for none.  */
+enum { AHEAD_QUEUED = -2 };
+static int
+open_to_read_ahead (struct file_copy const *fc, int fd,
+                    struct ahead_version *v)
 {
-  struct engine_ctx const *ctx = fc->ctx;
-  struct engine_request const *req = fc->req;
+  struct engine_ctx *ctx = fc->ctx;
   off_t bs = ctx->cfg.buffer_size;
-  int fd = ctx->ahead_fd;
-  if (fd < 0 || req->in_place || req->reflink != ENGINE_REFLINK_NEVER
-      || req->direct == ENGINE_DIRECT_NEVER || ctx->cfg.queue_depth < 3)
-    return 0;
-  if (fstat (fd, st) != 0 || !S_ISREG (st->st_mode) || st->st_size < bs
-      || sparse_has_holes (st) || refused_index (ctx, st->st_dev) >= 0
-      || (st->st_dev == fc->src_st.st_dev && st->st_ino == fc->src_st.st_ino))
-    return 0;
+  struct stat st;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size < bs
+      || sparse_has_holes (&st) || refused_index (ctx, st.st_dev) >= 0
+      || (st.st_dev == fc->src_st.st_dev && st.st_ino == fc->src_st.st_ino))
+    return -1;
+  *v = version_of (&st);
+  if (ahead_queued (ctx->ahead, v))
+    return AHEAD_QUEUED;
 #if defined DIO_WITH_O_DIRECT && defined O_NOATIME
   int dfd = dio_reopen (fd, O_RDONLY | O_DIRECT | O_NOATIME);
 #else
   int dfd = -1;
 #endif
   if (dfd < 0)
-    return 0;
+    return -1;
   char const *from;
-  struct dio_align al = dio_alignment (dfd, st, &from);
+  struct dio_align al = dio_alignment (dfd, &st, &from);
   off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
                                                 : CP8M_IO_ALIGN;
   /* A cached file will be copied buffered (want_direct): no use.  */
   if (bs % align != 0 || al.mem_align > ctx->buffer_align
-      || (req->direct == ENGINE_DIRECT_AUTO
-          && cache_resident_fraction (dfd, st->st_size) >= 0.5))
+      || (fc->req->direct == ENGINE_DIRECT_AUTO
+          && cache_resident_fraction (dfd, st.st_size) >= 0.5))
     {
       close (dfd);
-      return 0;
+      return -1;
     }
-  off_t whole = st->st_size / bs;
-  unsigned int most = ctx->cfg.queue_depth - 2;
-  *ra = (struct read_ahead) { .fd = dfd, .chunk = bs,
-                              .want = whole < most ? whole : most };
-  return ra->want;
+  return dfd;
 }
 
-/* Keep what RA read whole from the start of the file (as ST was) for the
-   next copy, and close its descriptor.  */
+/* Queue the files engine_lookahead named for reading ahead (or none,
+   when FC's request would not read them direct), with the buffers the
+   context may have for it.  */
 static void
-keep_read_ahead (struct engine_ctx *ctx, struct read_ahead *ra,
-                 struct stat const *st)
+plan_read_ahead (struct file_copy *fc)
 {
-  struct ahead_data *a = &ctx->ahead;
-  a->n = 0;
-  while (a->n < ra->want && ra->buf[a->n])
-    {
-      a->buf[a->n] = ra->buf[a->n];
-      a->n++;
-    }
-  a->dev = st->st_dev;
-  a->ino = st->st_ino;
-  a->size = st->st_size;
-  a->mtime = st->st_mtim;
-  a->ctime = st->st_ctim;
-  close (ra->fd);
+  struct engine_ctx *ctx = fc->ctx;
+  int fds[ENGINE_AHEAD_FILES];
+  struct ahead_version v[ENGINE_AHEAD_FILES];
+  unsigned int want[ENGINE_AHEAD_FILES];
+  unsigned int n = 0;
+  unsigned int most = ctx->cfg.queue_depth - 2;
+  if (may_read_ahead (fc))
+    for (unsigned int i = 0; i < ctx->n_next; i++)
+      {
+        fds[n] = open_to_read_ahead (fc, ctx->next_fds[i], &v[n]);
+        if (fds[n] == -1)
+          continue;
+        if (fds[n] == AHEAD_QUEUED)
+          fds[n] = -1;
+        off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
+        want[n++] = whole < most ? whole : most;
+      }
+  /* Buffers for it (the memory budget sized the depth).  */
+  if (n > 0)
+    ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd, fc->dst_fd);
+  /* A reader for each buffer it may have.  */
+  ahead_queue (ctx->ahead, ctx->cfg.buffer_size, n, fds, v, want, most);
+}
+
+/* Lend a buffer JOB no longer needs to reading ahead.  */
+static void
+lend_spare (void *ahead, char *buf)
+{
+  ahead_give (ahead, buf);
 }
 
 /* Account for a finished pass: bytes, where the source ended early (if it
@@ -731,11 +758,11 @@ release_direct (struct file_copy *fc, struct dio_fd *d, enum engine_side side,
 }
 
 /* The direct pass over CHUNKS through SRC and DST, with offsets and
-   lengths multiples of ALIGN: the chunks the copy before read ahead
-   first, and, with workers and buffers to spare, the next file's read
-   ahead.  When the kernel refuses part way, the chunker keeps what is
-   left for the buffered pass.  Return false with *FC->res filled on
-   failure.  */
+   lengths multiples of ALIGN: the chunks read ahead of this file first.
+   While it runs, the files after it are read ahead with the buffers it
+   does not need, and with its own as it stops needing them.  When the
+   kernel refuses part way, the chunker keeps what is left for the
+   buffered pass.  Return false with *FC->res filled on failure.  */
 static bool
 direct_pass (struct file_copy *fc, struct chunker *chunks,
              struct dio_fd const *src, struct dio_fd const *dst, off_t align)
@@ -752,32 +779,37 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      wrote before is written again, the same bytes).  */
   chunks->cur -= chunks->cur % align;
   chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
-  rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
+  unsigned int ready = adopt_read_ahead (fc, &job, chunks);
+  rep->ahead_chunks = ready;
 
-  /* Workers beyond this file's chunks, as many as there are buffers to
-     spare, start reading the next file at once.  Reading ahead may not
-     use the first two buffers: two more, so that it starts at once
-     beside a file of one or two chunks.  */
-  struct read_ahead ra;
-  struct stat ra_st;
-  unsigned int want = plan_read_ahead (fc, &ra, &ra_st);
-  unsigned int most = ctx->cfg.queue_depth;
-  unsigned int workers = fc->depth + want < most ? fc->depth + want : most;
-  unsigned int nbuf = workers + (want > 0 ? 2 : 0);
-  nbuf = ensure_buffers (ctx, nbuf < most ? nbuf : most, fc->src_fd,
-                         fc->dst_fd);
-  if (workers > nbuf)
-    workers = nbuf;
-  give_buffers (&job, ctx);
-  if (want > 0)
+  /* A buffer for each of its own chunks in flight: the first two, then
+     the shared ones (taken back from reading ahead if need be).  Then
+     the next files may have what is left.  */
+  unsigned int need = fc->depth > ready ? fc->depth - ready : 0;
+  if (need > 1 && ctx->buffers[1])
+    job.free_buf[job.n_free++] = ctx->buffers[1];
+  if (need > job.n_free)
+    job.n_free += ahead_claim (ctx->ahead, need - job.n_free,
+                               job.free_buf + job.n_free);
+  plan_read_ahead (fc);
+  job.keep_out[0] = ctx->buffers[0];
+  job.keep_out[1] = ctx->buffers[1];
+  if (!fc->req->in_place)
     {
-      ra.keep_out[0] = ctx->buffers[0];
-      ra.keep_out[1] = ctx->buffers[1];
-      job.ahead = &ra;
+      job.spare = lend_spare;
+      job.spare_arg = ctx->ahead;
     }
-  pipeline_run (&job, workers);
-  if (want > 0)
-    keep_read_ahead (ctx, &ra, &ra_st);
+  unsigned int workers = ready + job.n_free;
+  if (workers < fc->depth)
+    rep->depth = workers;   /* what the I/Os in flight really were */
+  pipeline_run (&job, workers < fc->depth ? workers : fc->depth);
+  /* Stopped with chunks read ahead unwritten: their buffers.  */
+  while (job.n_ready > 0)
+    job.free_buf[job.n_free++] = job.ready[--job.n_ready].buf;
+  for (unsigned int i = 0; i < job.n_free; i++)
+    if (job.free_buf[i] != ctx->buffers[0]
+        && job.free_buf[i] != ctx->buffers[1])
+      ahead_give (ctx->ahead, job.free_buf[i]);
 
   bool ok = end_pass (fc, &job);
   if (ok && job.refused_errno)
@@ -1113,6 +1145,9 @@ copy_whole (struct file_copy *fc, bool plain)
     fc->dst_st = *fc->req->dst_st;
   else if (fstat (dst_fd, &fc->dst_st) != 0)
     return fail (res, ENGINE_SIDE_WRITE, errno);
+  /* What was read ahead of this file (the direct pass may take it).  */
+  struct ahead_version v = version_of (&fc->src_st);
+  fc->n_adopt = ahead_take (ctx->ahead, &v, fc->adopt);
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
   /* Known now: a failed allocation may have made the buffers smaller.  */
@@ -1145,10 +1180,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     .depth = 1 } };
   struct engine_result const fresh = *res;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
-                          .ended_at = -1, .adopt = ctx->ahead };
-  /* Read ahead for this copy, or for none: taken now or dropped.  */
-  ctx->ahead.n = 0;
+                          .ended_at = -1 };
   bool ok = copy_whole (&fc, false);
+  give_back_adopted (&fc);
   /* Descriptors opened with O_DIRECT behind our back (an LD_PRELOAD
      shim, as forcedirectio does by mount) make the unaligned reads and
      writes of the buffered passes fail with EINVAL.  Asking F_GETFL of
@@ -1163,8 +1197,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
       fc = (struct file_copy) { ctx, req, src_fd, dst_fd, .res = res,
                                 .ended_at = -1 };
       ok = copy_whole (&fc, true);
+      give_back_adopted (&fc);
     }
-  ctx->ahead_fd = -1;
+  ctx->n_next = 0;
   return ok;
 }
 

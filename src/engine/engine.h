@@ -171,8 +171,9 @@ struct engine_report
                               buffers than configured */
   unsigned int mem_align, offset_align;
   off_t tail;              /* bytes copied through the plain descriptor */
-  unsigned int ahead_chunks;  /* chunks read ahead by the copy before
-                                 (engine_lookahead) and taken by this one */
+  unsigned int ahead_chunks;  /* chunks read ahead during the copies
+                                 before (engine_lookahead) and taken by
+                                 this one */
   char const *caveat;      /* direct, but the filesystem caches anyway */
 };
 
@@ -193,19 +194,30 @@ struct engine_result
    with errno set on failure (EINVAL for a zero buffer or bad depth).  */
 struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
 
-/* Name the file the caller will most likely copy next, open as FD (for
-   reading, or O_PATH: the engine opens a regular file again, with
-   O_DIRECT), for the next engine_copy only: while that
-   copy's last chunks are written (and while the caller finishes it and
-   opens the next), workers with buffers to spare read the first chunks
-   of FD's file ahead, so that the device does not idle between files.
-   The next engine_copy of the same file takes them if the file has not
-   changed since (size, modification and status change times); anything
-   else drops them.  Reading ahead happens only for a file that copy
-   would read with direct I/O from its start, never changes the file's
-   access time, and never holds the context's first two buffers.  The
-   caller may close FD once engine_copy returns.  -1: none.  */
-void engine_lookahead (struct engine_ctx *ctx, int fd);
+/* Name the files the caller will most likely copy next, in order, open
+   as FDS[0..N) (for reading, or O_PATH: the engine opens a regular file
+   again, with O_DIRECT), for the next engine_copy only.  From that
+   copy on, threads of the engine read the first chunks of those files
+   into spare buffers, and keep reading while the caller finishes a file
+   and opens the next, so that the device does not idle between files.
+   A later engine_copy of one of them takes its chunks if the file has
+   not changed since (size, modification and status change times); the
+   files named before it are dropped, as are those the next call does
+   not name again.  Reading ahead happens only for files that copy would
+   read with direct I/O from their start, never changes a file's access
+   time, never holds the context's first two buffers, and yields the
+   other buffers to a copy that needs them.  The engine keeps a
+   descriptor of its own for each file queued (ENGINE_AHEAD_FILES at
+   most); the caller may close FDS once engine_copy returns.  N = 0:
+   none.  */
+enum { ENGINE_AHEAD_FILES = 8 };
+void engine_lookahead (struct engine_ctx *ctx, int const *fds,
+                       unsigned int n);
+
+/* Wait until reading ahead has read all it can for now (the buffers it
+   may use are full, or the files queued read): for tests, which must
+   not depend on how fast the threads doing it ran.  */
+void engine_lookahead_settle (struct engine_ctx *ctx);
 
 /* Free CTX and its buffers.  CTX may be NULL.  */
 void engine_ctx_free (struct engine_ctx *ctx);

@@ -351,47 +351,6 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
     add_bytes (job, r.len);
 }
 
-/* ---- reading ahead ---- */
-
-/* Read chunk K of JOB->ahead into BUF, whole.  Return success: a read
-   that fails or comes short leaves nothing to keep (the next copy reads
-   that part itself).  */
-static bool
-read_ahead_chunk (struct read_ahead const *ra, unsigned int k, char *buf)
-{
-  off_t off = (off_t) k * ra->chunk;
-  off_t got = 0;
-  int no_flags = 0;
-  while (got < ra->chunk)
-    {
-      ssize_t n = rw_at (ra->fd, false, buf + got, ra->chunk - got,
-                         off + got, &no_flags);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return false;
-      got += n;
-    }
-  return true;
-}
-
-/* A free buffer of JOB that read-ahead may fill, taken off the free list,
-   or NULL.  Under the lock.  */
-static char *
-take_ahead_buffer (struct io_job *job)
-{
-  struct read_ahead const *ra = job->ahead;
-  for (unsigned int i = job->n_free; i-- > 0; )
-    {
-      char *b = job->free_buf[i];
-      if (b == ra->keep_out[0] || b == ra->keep_out[1])
-        continue;
-      job->free_buf[i] = job->free_buf[--job->n_free];
-      return b;
-    }
-  return NULL;
-}
-
 /* ---- workers ---- */
 
 enum { WORKER_STACK = 512 * 1024 };
@@ -402,9 +361,9 @@ struct worker
   pthread_t thread;
 };
 
-/* What a worker took: nothing, a chunk of its job (read and written, or
-   only written when it was read ahead), or a chunk to read ahead.  */
-enum task { TASK_NONE, TASK_CHUNK, TASK_READY, TASK_AHEAD };
+/* What a worker took: nothing, or a chunk of its job (read and written,
+   or only written when it was read ahead).  */
+enum task { TASK_NONE, TASK_CHUNK, TASK_READY };
 
 /* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
    is none (or the job stopped).  */
@@ -453,21 +412,41 @@ take_chunk (struct io_job *job, struct io_range *r)
     }
 }
 
+/* Nothing is left to hand out: the buffers on the free list go to
+   JOB->spare, but those kept out.  Under the lock.  */
+static void
+give_spare (struct io_job *job)
+{
+  if (!job->spare)
+    return;
+  for (unsigned int i = job->n_free; i-- > 0; )
+    {
+      char *b = job->free_buf[i];
+      if (b == job->keep_out[0] || b == job->keep_out[1])
+        continue;
+      job->free_buf[i] = job->free_buf[--job->n_free];
+      job->spare (job->spare_arg, b);
+    }
+}
+
 /* Give the worker its next task and the buffer for it, under the lock:
-   chunks read ahead first (they hold buffers), then the job's own, then
-   reading ahead with a buffer to spare.  *K is the read-ahead chunk's
-   number.  */
+   chunks read ahead first (they hold buffers), then the job's own.  */
 static enum task
-take_task (struct io_job *job, struct io_range *r, char **buf,
-           unsigned int *k)
+take_task (struct io_job *job, struct io_range *r, char **buf)
 {
   if (job->stop && job->n_ready > 0)
     {
       /* Stopped by a refusal: what was read ahead and not yet written is
-         for the buffered pass to copy (after an error, for no one).  */
+         for the buffered pass to copy (after an error, for no one); its
+         buffers are free.  */
       struct chunker *c = job->chunks;
-      while (job->n_ready > 0 && c->n_redo < CHUNKER_REDO_MAX)
-        c->redo[c->n_redo++] = job->ready[--job->n_ready].r;
+      while (job->n_ready > 0)
+        {
+          struct ready_chunk rc = job->ready[--job->n_ready];
+          if (c->n_redo < CHUNKER_REDO_MAX)
+            c->redo[c->n_redo++] = rc.r;
+          job->free_buf[job->n_free++] = rc.buf;
+        }
     }
   if (!job->stop && job->n_ready > 0)
     {
@@ -478,34 +457,25 @@ take_task (struct io_job *job, struct io_range *r, char **buf,
       return TASK_READY;
     }
   /* No buffer, no chunk: the workers holding the buffers finish the job
-     (jobs that hold the last chunk back never read ahead, so none is
-     waiting for a buffer here).  */
+     (jobs that hold the last chunk back take nothing read ahead and have
+     a buffer a worker, so none is waiting for a buffer here).  */
   if (job->n_free > 0 && take_chunk (job, r) > 0)
     {
       *buf = job->free_buf[--job->n_free];
       return TASK_CHUNK;
     }
-  struct read_ahead *ra = job->ahead;
-  if (ra && !job->stop && ra->next < ra->want
-      && (*buf = take_ahead_buffer (job)) != NULL)
-    {
-      *k = ra->next++;
-      return TASK_AHEAD;
-    }
+  /* With a buffer free, the chunker has nothing left for this pass.  */
+  if (job->n_free > 0)
+    give_spare (job);
   return TASK_NONE;
 }
 
-/* A task is done: its buffer goes back (or, read ahead whole, is kept in
-   JOB->ahead).  Under the lock.  */
+/* A task is done: its buffer goes back.  Under the lock.  */
 static void
-end_task (struct io_job *job, enum task t, char *buf, unsigned int k,
-          bool kept)
+end_task (struct io_job *job, char *buf)
 {
-  if (t == TASK_AHEAD && kept)
-    job->ahead->buf[k] = buf;
-  else
-    job->free_buf[job->n_free++] = buf;
-  if (t != TASK_AHEAD && --job->in_flight == 0)
+  job->free_buf[job->n_free++] = buf;
+  if (--job->in_flight == 0)
     pthread_cond_broadcast (&job->idle);
 }
 
@@ -522,19 +492,14 @@ work (void *arg)
     {
       struct io_range r;
       char *buf = NULL;
-      unsigned int k = 0;
       pthread_mutex_lock (&job->lock);
-      enum task t = take_task (job, &r, &buf, &k);
+      enum task t = take_task (job, &r, &buf);
       pthread_mutex_unlock (&job->lock);
       if (t == TASK_NONE)
         break;
-      bool kept = false;
-      if (t == TASK_AHEAD)
-        kept = read_ahead_chunk (job->ahead, k, buf);
-      else
-        copy_chunk (job, &fl, buf, r, t == TASK_READY);
+      copy_chunk (job, &fl, buf, r, t == TASK_READY);
       pthread_mutex_lock (&job->lock);
-      end_task (job, t, buf, k, kept);
+      end_task (job, buf);
       pthread_mutex_unlock (&job->lock);
     }
   /* Report a flag the kernel refused, for --debug.  */

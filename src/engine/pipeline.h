@@ -57,30 +57,12 @@ struct chunker
    afresh, with its own alignment.  */
 void chunker_restart (struct chunker *c, off_t off);
 
-/* A chunk read before its copy began (by the read-ahead of the copy
-   before it), waiting in BUF to be written.  */
+/* A chunk read before its copy began (read ahead while the copies
+   before it were written), waiting in BUF to be written.  */
 struct ready_chunk
 {
   struct io_range r;
   char *buf;
-};
-
-/* Reading ahead: the first chunks of the file the caller will copy next,
-   read into spare buffers by workers that find nothing left to hand out
-   in their own job, so that the device keeps reading while the job's last
-   writes drain and while the caller finishes this file and opens the
-   next (see engine_lookahead in engine.h).  Only whole chunks from offset
-   0: the next copy takes a prefix of them.  */
-struct read_ahead
-{
-  int fd;                 /* direct descriptor of the next file */
-  off_t chunk;            /* bytes per chunk: the buffer size */
-  unsigned int want;      /* chunks to read: [0, WANT * CHUNK) */
-  unsigned int next;      /* the next one to hand out */
-  char *keep_out[2];      /* buffers never to hold read-ahead data (the
-                             context's first two, which the single-buffer
-                             passes and engine_verify use) */
-  char *buf[ENGINE_MAX_DEPTH];  /* chunk K's data once read whole */
 };
 
 /* One pass over a file: fixed parameters, then state shared by the
@@ -103,7 +85,12 @@ struct io_job
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
                                  or NULL */
   struct engine_meter *meter;  /* the caller's live count, or NULL */
-  struct read_ahead *ahead;    /* what idle workers read ahead, or NULL */
+  /* Buffers no longer needed once nothing is left to hand out go to
+     SPARE (SPARE_ARG, the buffer) at once, for reading ahead, but for
+     KEEP_OUT's; NULL: they stay in FREE_BUF.  Not with HOLD_LAST.  */
+  void (*spare) (void *, char *);
+  void *spare_arg;
+  char *keep_out[2];
 
   /* Buffers: FREE_BUF are there to take, one per chunk in flight; READY
      are chunks read ahead, written before any other is handed out.  */
@@ -142,10 +129,9 @@ meter_add (struct engine_meter *meter, off_t n)
 
 /* Run JOB with up to WORKERS I/Os in flight, each in one of JOB's buffers
    (JOB->buffer_size bytes each): its ready chunks first, then the
-   chunker's, then, with the buffers left, JOB->ahead's.  Return when all
-   are done or JOB->stop was set by an error, a change or a refusal; JOB
-   says which.  Read-ahead buffers end in JOB->ahead->buf, the others in
-   JOB->free_buf.  */
+   chunker's.  Return when all are done or JOB->stop was set by an error,
+   a change or a refusal; JOB says which.  The buffers end in
+   JOB->free_buf, but those given to JOB->spare.  */
 void pipeline_run (struct io_job *job, unsigned int workers);
 
 #endif

@@ -1386,21 +1386,38 @@ ahead_source (off_t size)
   return fd;
 }
 
-/* Copy a new file A of 4 buffers with REQ, naming B as the file to
-   copy next, and check A's copy.  Return whether A went direct (without
-   direct I/O here, nothing is read ahead).  */
+/* Name the single file FD as the one to copy next.  */
+static void
+lookahead1 (struct engine_ctx *ctx, int fd)
+{
+  engine_lookahead (ctx, &fd, 1);
+}
+
+/* Copy a new file A of 4 buffers with REQ, naming the N files NEXT as
+   those to copy next, and check A's copy; then let reading ahead read
+   what it can (it runs on threads of its own, which a test must not
+   race).  Return whether A went direct (without direct I/O here,
+   nothing is read ahead).  */
 static bool
-copy_a_then (struct engine_ctx *ctx, int b, struct engine_request const *req)
+copy_a_then_all (struct engine_ctx *ctx, int const *next, unsigned int n,
+                 struct engine_request const *req)
 {
   int a = source_file (4 * BUF), a2 = temp_file ();
   struct engine_result res;
-  engine_lookahead (ctx, b);
+  engine_lookahead (ctx, next, n);
   ck_assert (engine_copy (ctx, a, a2, req, &res));
   assert_copy_of_pattern (a2, 4 * BUF);
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  engine_lookahead_settle (ctx);
   close (a);
   close (a2);
   return res.report.direct;
+}
+
+static bool
+copy_a_then (struct engine_ctx *ctx, int b, struct engine_request const *req)
+{
+  return copy_a_then_all (ctx, &b, 1, req);
 }
 
 /* Copy A (4 buffers) with B named as the next file, through a descriptor
@@ -1417,9 +1434,10 @@ START_TEST (test_read_ahead_taken)
   ck_assert_int_ge (hint, 0);
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  engine_lookahead (ctx, hint);
+  lookahead1 (ctx, hint);
   ck_assert (engine_copy (ctx, a, a2, &direct, &res));
   close (hint);
+  engine_lookahead_settle (ctx);
   assert_copy_of_pattern (a2, a_size);
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
   bool direct_here = res.report.direct;
@@ -1566,8 +1584,9 @@ START_TEST (test_read_ahead_verify)
   struct engine_verify_result vr;
   struct engine_request req = direct;
   req.verify = true;
-  engine_lookahead (ctx, b);
+  lookahead1 (ctx, b);
   ck_assert (engine_copy (ctx, a, a2, &req, &res));
+  engine_lookahead_settle (ctx);
   ck_assert (engine_verify (ctx, a, a2, &vr));
   ck_assert (engine_copy (ctx, b, b2, &req, &res));
   if (res.report.direct)
@@ -1575,6 +1594,77 @@ START_TEST (test_read_ahead_verify)
   ck_assert (engine_verify (ctx, b, b2, &vr));
   ck_assert (vr.checked);
   assert_copy_of_pattern (b2, size);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* Several files named: B, C and D (two chunks and a tail each) are all
+   read ahead during A's copy, 6 chunks for the 6 buffers past the first
+   two.  Each copy takes its own, naming the ones after it again; or
+   (_i = 1) B is skipped: C and D still take theirs, and B, copied last,
+   reads itself.  */
+START_TEST (test_read_ahead_files)
+{
+  off_t const size = 2 * BUF + 100;
+  int f[3], f2[3];
+  for (int i = 0; i < 3; i++)
+    {
+      f[i] = ahead_source (size);
+      f2[i] = temp_file ();
+    }
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
+  for (int i = _i; i < 3; i++)
+    {
+      engine_lookahead (ctx, f + i + 1, 2 - i);
+      arm (f[i], f2[i]);
+      int reads = fake.direct_reads;
+      off_t written = fake.written;
+      ck_assert (engine_copy (ctx, f[i], f2[i], &direct, &res));
+      assert_copy_of_pattern (f2[i], size);
+      ck_assert_int_eq (fake.written - written, size);
+      if (direct_here)
+        {
+          ck_assert_uint_eq (res.report.ahead_chunks, 2);
+          ck_assert_int_eq (fake.direct_reads - reads, 0);
+        }
+    }
+  if (_i == 1)
+    {
+      ck_assert (engine_copy (ctx, f[0], f2[0], &direct, &res));
+      assert_copy_of_pattern (f2[0], size);
+      ck_assert_uint_eq (res.report.ahead_chunks, 0);
+    }
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* The buffers are all holding chunks read ahead (B, C, D) when X, which
+   was not read ahead, needs four of them: the files to be copied last
+   give theirs up (D, C), the next one (B) keeps its chunks, and X's copy
+   is whole.  */
+START_TEST (test_read_ahead_yields)
+{
+  off_t const size = 2 * BUF + 100, x_size = 6 * BUF;
+  int f[3];
+  for (int i = 0; i < 3; i++)
+    f[i] = ahead_source (size);
+  int x = source_file (x_size), x2 = temp_file (), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
+  engine_lookahead (ctx, f, 3);
+  ck_assert (engine_copy (ctx, x, x2, &direct, &res));
+  assert_copy_of_pattern (x2, x_size);
+  ck_assert_uint_eq (res.report.ahead_chunks, 0);
+  if (direct_here)
+    ck_assert_uint_eq (res.report.depth, 6);
+  engine_lookahead (ctx, f + 1, 2);
+  ck_assert (engine_copy (ctx, f[0], b2, &direct, &res));
+  assert_copy_of_pattern (b2, size);
+  if (direct_here)
+    ck_assert_uint_eq (res.report.ahead_chunks, 2);
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -1591,7 +1681,7 @@ START_TEST (test_read_ahead_not_regular)
   int a = source_file (3 * BUF), a2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  engine_lookahead (ctx, hints[_i]);
+  lookahead1 (ctx, hints[_i]);
   ck_assert (engine_copy (ctx, a, a2, &direct, &res));
   assert_copy_of_pattern (a2, 3 * BUF);
   int b2 = temp_file ();
@@ -1666,6 +1756,8 @@ main (void)
   tcase_add_loop_test (tc, test_read_ahead_refused_write, 0, 4);
   tcase_add_loop_test (tc, test_read_ahead_verify, 0, 2);
   tcase_add_loop_test (tc, test_read_ahead_not_regular, 0, 5);
+  tcase_add_loop_test (tc, test_read_ahead_files, 0, 2);
+  tcase_add_test (tc, test_read_ahead_yields);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);

@@ -1,0 +1,402 @@
+/* Reading ahead across files (see ahead.h).
+
+   Why threads of their own: a direct pass ends when its file's last
+   write does, and the reads of the files after it must not end with it.
+   A tree of 16 MiB files is two chunks a file; read ahead only during
+   each file's pass, the device saw those two writes and the next file's
+   two reads, then nothing while the caller linked the file and opened
+   the next.  These threads keep reading, a few files ahead, across those
+   gaps, as far as the spare buffers allow.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "ahead.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rw.h"
+
+/* Queued files, and dropped ones whose reads are still under way (each
+   holds a read, so no more than the threads).  */
+enum { AHEAD_SLOTS = ENGINE_AHEAD_FILES + ENGINE_MAX_DEPTH };
+
+/* The state of a chunk of a file read ahead.  */
+enum chunk_state { CHUNK_NONE, CHUNK_READING, CHUNK_WHOLE };
+
+struct ahead_file
+{
+  bool used;              /* the slot holds a file */
+  bool queued;            /* still wanted (else dropped: its reads under
+                             way give their buffers back as they end) */
+  unsigned long order;    /* copied before the queued files of larger
+                             order */
+  int fd;                 /* opened with O_DIRECT, ours */
+  struct ahead_version v; /* the file when it was queued */
+  unsigned int want;      /* chunks to read: [0, WANT) */
+  unsigned int next;      /* the next one to read */
+  unsigned int reading;   /* reads under way */
+  unsigned char state[ENGINE_MAX_DEPTH];
+  char *buf[ENGINE_MAX_DEPTH];  /* chunk K's, while read and after */
+};
+
+struct ahead
+{
+  pthread_mutex_t lock;
+  pthread_cond_t work;    /* a reader may find a chunk and a buffer */
+  pthread_cond_t done;    /* a read ended */
+  off_t chunk;            /* bytes per chunk: the buffer size */
+  struct ahead_file f[AHEAD_SLOTS];
+  unsigned long orders;   /* the next order to give */
+  unsigned int reading;   /* reads under way, all files */
+  char *pool[ENGINE_MAX_DEPTH];
+  unsigned int n_pool;
+  pthread_t thread[ENGINE_MAX_DEPTH];
+  unsigned int n_threads;
+  bool quit;
+};
+
+struct ahead *
+ahead_new (void)
+{
+  struct ahead *a = calloc (1, sizeof *a);
+  if (!a)
+    return NULL;
+  pthread_mutex_init (&a->lock, NULL);
+  pthread_cond_init (&a->work, NULL);
+  pthread_cond_init (&a->done, NULL);
+  return a;
+}
+
+/* ---- under the lock ---- */
+
+static void
+give_locked (struct ahead *a, char *buf)
+{
+  a->pool[a->n_pool++] = buf;
+  pthread_cond_signal (&a->work);
+}
+
+/* Free F's slot once it is dropped and no read of it is under way.  */
+static void
+retire_if_idle (struct ahead_file *f)
+{
+  if (f->used && !f->queued && f->reading == 0)
+    {
+      close (f->fd);
+      f->used = false;
+    }
+}
+
+/* Drop F: its chunks read go back to the pool, its reads under way give
+   theirs back as they end.  */
+static void
+drop (struct ahead *a, struct ahead_file *f)
+{
+  f->queued = false;
+  for (unsigned int k = 0; k < f->want; k++)
+    if (f->state[k] == CHUNK_WHOLE)
+      {
+        give_locked (a, f->buf[k]);
+        f->buf[k] = NULL;
+        f->state[k] = CHUNK_NONE;
+      }
+  retire_if_idle (f);
+}
+
+static bool
+same_version (struct ahead_version const *x, struct ahead_version const *y)
+{
+  return x->dev == y->dev && x->ino == y->ino && x->size == y->size
+         && x->mtime.tv_sec == y->mtime.tv_sec
+         && x->mtime.tv_nsec == y->mtime.tv_nsec
+         && x->ctime.tv_sec == y->ctime.tv_sec
+         && x->ctime.tv_nsec == y->ctime.tv_nsec;
+}
+
+/* The queued file that is V's inode, or NULL.  */
+static struct ahead_file *
+find (struct ahead *a, struct ahead_version const *v)
+{
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    if (a->f[i].queued && a->f[i].v.dev == v->dev
+        && a->f[i].v.ino == v->ino)
+      return &a->f[i];
+  return NULL;
+}
+
+/* The queued file to be copied first of those with a chunk left to
+   read, or NULL.  */
+static struct ahead_file *
+first_to_read (struct ahead *a)
+{
+  struct ahead_file *best = NULL;
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    {
+      struct ahead_file *f = &a->f[i];
+      if (f->queued && f->next < f->want
+          && (!best || f->order < best->order))
+        best = f;
+    }
+  return best;
+}
+
+/* The queued file to be copied last, or NULL.  */
+static struct ahead_file *
+last_queued (struct ahead *a)
+{
+  struct ahead_file *last = NULL;
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    if (a->f[i].queued && (!last || a->f[i].order > last->order))
+      last = &a->f[i];
+  return last;
+}
+
+/* ---- the readers ---- */
+
+/* Read chunk K of FD into BUF, whole.  A read that fails or comes short
+   leaves nothing to keep: the copy reads that part itself.  */
+static bool
+read_chunk (int fd, off_t chunk, unsigned int k, char *buf)
+{
+  off_t off = (off_t) k * chunk;
+  off_t got = 0;
+  int no_flags = 0;
+  while (got < chunk)
+    {
+      ssize_t n = rw_at (fd, false, buf + got, chunk - got, off + got,
+                         &no_flags);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return false;
+      got += n;
+    }
+  return true;
+}
+
+static void *
+reader (void *arg)
+{
+  struct ahead *a = arg;
+  pthread_mutex_lock (&a->lock);
+  while (!a->quit)
+    {
+      struct ahead_file *f = a->n_pool > 0 ? first_to_read (a) : NULL;
+      if (!f)
+        {
+          pthread_cond_wait (&a->work, &a->lock);
+          continue;
+        }
+      unsigned int k = f->next++;
+      char *buf = a->pool[--a->n_pool];
+      f->buf[k] = buf;
+      f->state[k] = CHUNK_READING;
+      f->reading++;
+      a->reading++;
+      int fd = f->fd;
+      off_t chunk = a->chunk;
+      pthread_mutex_unlock (&a->lock);
+      bool whole = read_chunk (fd, chunk, k, buf);
+      pthread_mutex_lock (&a->lock);
+      f->reading--;
+      a->reading--;
+      if (whole && f->queued)
+        f->state[k] = CHUNK_WHOLE;
+      else
+        {
+          f->state[k] = CHUNK_NONE;
+          f->buf[k] = NULL;
+          give_locked (a, buf);
+          /* After a gap nothing can be taken: read no further.  */
+          if (f->want > f->next)
+            f->want = f->next;
+        }
+      retire_if_idle (f);
+      pthread_cond_broadcast (&a->done);
+    }
+  pthread_mutex_unlock (&a->lock);
+  return NULL;
+}
+
+enum { READER_STACK = 256 * 1024 };
+
+/* Start up to N readers.  Signals belong to the caller's thread (its
+   handler removes a half-written destination): the readers block them
+   all.  A reader that cannot be made leaves fewer reads under way.  */
+static void
+start_readers (struct ahead *a, unsigned int n)
+{
+  sigset_t all, old;
+  sigfillset (&all);
+  pthread_sigmask (SIG_BLOCK, &all, &old);
+  pthread_attr_t attr;
+  bool have_attr = pthread_attr_init (&attr) == 0;
+  bool small = have_attr
+               && pthread_attr_setstacksize (&attr, READER_STACK) == 0;
+  while (a->n_threads < n && a->n_threads < ENGINE_MAX_DEPTH
+         && pthread_create (&a->thread[a->n_threads], small ? &attr : NULL,
+                            reader, a) == 0)
+    a->n_threads++;
+  if (have_attr)
+    pthread_attr_destroy (&attr);
+  pthread_sigmask (SIG_SETMASK, &old, NULL);
+}
+
+/* ---- the interface ---- */
+
+void
+ahead_free (struct ahead *a)
+{
+  if (!a)
+    return;
+  pthread_mutex_lock (&a->lock);
+  a->quit = true;
+  pthread_cond_broadcast (&a->work);
+  pthread_mutex_unlock (&a->lock);
+  for (unsigned int i = 0; i < a->n_threads; i++)
+    pthread_join (a->thread[i], NULL);
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    if (a->f[i].used)
+      close (a->f[i].fd);
+  pthread_cond_destroy (&a->done);
+  pthread_cond_destroy (&a->work);
+  pthread_mutex_destroy (&a->lock);
+  free (a);
+}
+
+void
+ahead_give (struct ahead *a, char *buf)
+{
+  pthread_mutex_lock (&a->lock);
+  give_locked (a, buf);
+  pthread_mutex_unlock (&a->lock);
+}
+
+unsigned int
+ahead_claim (struct ahead *a, unsigned int n, char **bufs)
+{
+  unsigned int got = 0;
+  pthread_mutex_lock (&a->lock);
+  for (;;)
+    {
+      while (got < n && a->n_pool > 0)
+        bufs[got++] = a->pool[--a->n_pool];
+      if (got == n)
+        break;
+      struct ahead_file *last = last_queued (a);
+      if (last)
+        drop (a, last);
+      else if (a->reading > 0)
+        pthread_cond_wait (&a->done, &a->lock);
+      else
+        break;
+    }
+  pthread_mutex_unlock (&a->lock);
+  return got;
+}
+
+unsigned int
+ahead_take (struct ahead *a, struct ahead_version const *v, char **bufs)
+{
+  unsigned int n = 0;
+  pthread_mutex_lock (&a->lock);
+  struct ahead_file *f = find (a, v);
+  if (f)
+    {
+      for (int i = 0; i < AHEAD_SLOTS; i++)
+        if (a->f[i].queued && a->f[i].order < f->order)
+          drop (a, &a->f[i]);
+      /* The chunks not begun are this copy's to read.  */
+      f->want = f->next;
+      while (f->reading > 0)
+        pthread_cond_wait (&a->done, &a->lock);
+      if (same_version (&f->v, v))
+        for (; n < f->want && f->state[n] == CHUNK_WHOLE; n++)
+          {
+            bufs[n] = f->buf[n];
+            f->buf[n] = NULL;
+            f->state[n] = CHUNK_NONE;
+          }
+      drop (a, f);
+    }
+  pthread_mutex_unlock (&a->lock);
+  return n;
+}
+
+void
+ahead_settle (struct ahead *a)
+{
+  pthread_mutex_lock (&a->lock);
+  while (a->reading > 0 || (a->n_threads > 0 && a->n_pool > 0
+                            && first_to_read (a)))
+    pthread_cond_wait (&a->done, &a->lock);
+  pthread_mutex_unlock (&a->lock);
+}
+
+bool
+ahead_queued (struct ahead *a, struct ahead_version const *v)
+{
+  pthread_mutex_lock (&a->lock);
+  struct ahead_file *f = find (a, v);
+  bool queued = f && same_version (&f->v, v);
+  pthread_mutex_unlock (&a->lock);
+  return queued;
+}
+
+void
+ahead_queue (struct ahead *a, off_t chunk, unsigned int n, int const *fds,
+             struct ahead_version const *v, unsigned int const *want,
+             unsigned int threads)
+{
+  pthread_mutex_lock (&a->lock);
+  a->chunk = chunk;
+  /* Files named again keep their place in the queue, in the new order;
+     the others are dropped.  */
+  bool named[AHEAD_SLOTS] = { false };
+  for (unsigned int i = 0; i < n; i++)
+    {
+      struct ahead_file *f = find (a, &v[i]);
+      if (f && !same_version (&f->v, &v[i]))
+        {
+          drop (a, f);    /* changed since: read it again */
+          f = NULL;
+        }
+      if (f)
+        {
+          /* Named twice (two names of one file): once is enough.  */
+          if (!named[f - a->f])
+            f->order = a->orders++;
+          named[f - a->f] = true;
+          if (fds[i] >= 0)
+            close (fds[i]);
+          continue;
+        }
+      int s = 0;
+      while (s < AHEAD_SLOTS && a->f[s].used)
+        s++;
+      if (fds[i] < 0 || s == AHEAD_SLOTS || want[i] == 0)
+        {
+          if (fds[i] >= 0)
+            close (fds[i]);
+          continue;
+        }
+      a->f[s] = (struct ahead_file) {
+        .used = true, .queued = true, .order = a->orders++, .fd = fds[i],
+        .v = v[i],
+        .want = want[i] < ENGINE_MAX_DEPTH ? want[i] : ENGINE_MAX_DEPTH };
+      named[s] = true;
+    }
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    if (a->f[i].queued && !named[i])
+      drop (a, &a->f[i]);
+  if (n > 0 && a->n_threads < threads)
+    start_readers (a, threads);
+  pthread_cond_broadcast (&a->work);
+  pthread_mutex_unlock (&a->lock);
+}
