@@ -86,6 +86,20 @@ awk '/O_NOATIME/ { opened++ }
   { grep -E 'O_NOATIME|linkat' trace >&2; fail "b and c were not both opened to be read ahead before a was linked"; }
 cmp tree/c ours/c && cmp tree/sub/f ours/sub/f || fail "-r under strace: wrong copies"
 
+# 2b. A file smaller than a buffer between them, copied direct too: the
+#     files read ahead before it keep what was read (each is read once).
+mkdir mixed || exit 99
+random_file mixed/a $((3 * M))
+random_file mixed/b $((M / 2))
+random_file mixed/c $((3 * M))
+random_file mixed/d $((3 * M))
+# shellcheck disable=SC2086
+cp8M -r --debug $cp8m_args mixed mixed-copy >debug.out ||
+  fail "cp8M -r mixed failed"
+for f in a b c d; do cmp "mixed/$f" "mixed-copy/$f" || fail "mixed: $f differs"; done
+n=$(grep -c 'read ahead' debug.out)
+[ "$n" -eq 2 ] || { cat debug.out >&2; fail "mixed: $n files took chunks read ahead, expected 2 (c and d)"; }
+
 # 3. Operands: each next one is read ahead.
 mkdir ops || exit 99
 # shellcheck disable=SC2086

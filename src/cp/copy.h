@@ -140,8 +140,8 @@ int dirfds_ahead_limit (void);
 /* dirfds.c: how many files may be read ahead at once, from the
    descriptor limit and those already open, once LEVELS directory levels
    of the walk and a copy have theirs: the engine keeps a descriptor of
-   each open across copies, and the cp layer opens one more for a
-   moment.  */
+   each open across copies, and the cp layer, and the engine as it
+   queues files anew, open one more each for a moment.  */
 unsigned int dirfds_ahead_files (unsigned int levels);
 
 /* dirfds.c: note BASE, an address near the top of the stack, and how far

@@ -95,7 +95,10 @@ dirfds_ahead_files (unsigned int levels)
   long room = spare_fds ();
   if (room == LONG_MAX)
     return ENGINE_AHEAD_FILES;
-  long n = (room - 2 * (long) levels) / 2;
+  /* Three a file: the cp layer's, the engine's, and, for a moment, the
+     engine's next one (it opens the files of a new queue before it
+     closes those of the old).  */
+  long n = (room - 2 * (long) levels) / 3;
   return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
 }
 

@@ -98,14 +98,17 @@ open_next_file (struct copy_ctx const *c, struct loc const *next,
 }
 
 /* Open the walk's next files (copy_ctx.next_files) into FDS for the
-   engine to read ahead while this copy (of SIZE bytes) runs, and return
-   how many.  Only after a file large enough to be copied with I/Os in
-   flight: small files must not pay an open more.  */
+   engine to read ahead while this copy (of SIZE bytes, with REQ) runs,
+   and return how many.  Only after a file large enough to be copied
+   with I/Os in flight (small files must not pay an open more), and
+   when the engine will read ahead for this copy.  */
 static unsigned int
-open_next_files (struct copy_ctx const *c, off_t size, int *fds)
+open_next_files (struct copy_ctx const *c, off_t size,
+                 struct engine_request const *req, int *fds)
 {
   unsigned int n = 0;
-  if (size < (off_t) engine_buffer_size (c->eng))
+  if (size < (off_t) engine_buffer_size (c->eng)
+      || !engine_reads_ahead (c->eng, req))
     return 0;
   for (unsigned int i = 0; i < c->n_next; i++)
     {
@@ -131,7 +134,8 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
   int next_fds[ENGINE_AHEAD_FILES];
-  unsigned int n_next = open_next_files (c, dbg->src_st.st_size, next_fds);
+  unsigned int n_next = open_next_files (c, dbg->src_st.st_size, &req,
+                                        next_fds);
   engine_lookahead (c->eng, next_fds, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   for (unsigned int i = 0; i < n_next; i++)

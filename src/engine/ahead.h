@@ -42,9 +42,10 @@ void ahead_free (struct ahead *a);
 void ahead_give (struct ahead *a, char *buf);
 
 /* Take up to N buffers from the pool into BUFS for a direct pass, and
-   return how many.  When the pool has too few, the files read ahead
-   furthest from now are dropped for theirs, down to the next one: a
-   copy under way comes before copies to come.  */
+   return how many.  When the pool has too few, queued files are dropped
+   for theirs, the one to be copied last first (the next one too, if
+   need be), and reads under way are waited for: a copy under way comes
+   before copies to come.  */
 unsigned int ahead_claim (struct ahead *a, unsigned int n, char **bufs);
 
 /* The file to copy now is V: take what was read of it, whole chunks

@@ -615,17 +615,13 @@ adopt_read_ahead (struct file_copy *fc, struct io_job *job,
   return n;
 }
 
-/* Whether the next files are worth reading ahead for a copy made with
-   FC's request: read with direct I/O from their start, without
-   reflinks, and with more than two buffers (the first two are never
-   lent).  */
-static bool
-may_read_ahead (struct file_copy const *fc)
+bool
+engine_reads_ahead (struct engine_ctx const *ctx,
+                    struct engine_request const *req)
 {
-  struct engine_request const *req = fc->req;
   return !req->in_place && req->reflink == ENGINE_REFLINK_NEVER
          && req->direct != ENGINE_DIRECT_NEVER
-         && fc->ctx->cfg.queue_depth >= 3;
+         && ctx->cfg.queue_depth >= 3;
 }
 
 /* Open FD's file (named by engine_lookahead) to read it ahead, if the
@@ -672,9 +668,11 @@ open_to_read_ahead (struct file_copy const *fc, int fd,
   return dfd;
 }
 
-/* Queue the files engine_lookahead named for reading ahead (or none,
-   when FC's request would not read them direct), with the buffers the
-   context may have for it.  */
+/* Queue the files engine_lookahead named for reading ahead, with the
+   buffers the context may have for it.  A copy that names none (a file
+   smaller than a buffer, which the caller does not look past; one
+   overwritten in place) leaves the queue as it is: the files in it are
+   still to come, and what was read of them would be read again.  */
 static void
 plan_read_ahead (struct file_copy *fc)
 {
@@ -684,17 +682,18 @@ plan_read_ahead (struct file_copy *fc)
   unsigned int want[ENGINE_AHEAD_FILES];
   unsigned int n = 0;
   unsigned int most = ctx->cfg.queue_depth - 2;
-  if (may_read_ahead (fc))
-    for (unsigned int i = 0; i < ctx->n_next; i++)
-      {
-        fds[n] = open_to_read_ahead (fc, ctx->next_fds[i], &v[n]);
-        if (fds[n] == -1)
-          continue;
-        if (fds[n] == AHEAD_QUEUED)
-          fds[n] = -1;
-        off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
-        want[n++] = whole < most ? whole : most;
-      }
+  if (ctx->n_next == 0 || !engine_reads_ahead (ctx, fc->req))
+    return;
+  for (unsigned int i = 0; i < ctx->n_next; i++)
+    {
+      fds[n] = open_to_read_ahead (fc, ctx->next_fds[i], &v[n]);
+      if (fds[n] == -1)
+        continue;
+      if (fds[n] == AHEAD_QUEUED)
+        fds[n] = -1;
+      off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
+      want[n++] = whole < most ? whole : most;
+    }
   /* Buffers for it (the memory budget sized the depth).  */
   if (n > 0)
     ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd, fc->dst_fd);
@@ -803,9 +802,6 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
   if (workers < fc->depth)
     rep->depth = workers;   /* what the I/Os in flight really were */
   pipeline_run (&job, workers < fc->depth ? workers : fc->depth);
-  /* Stopped with chunks read ahead unwritten: their buffers.  */
-  while (job.n_ready > 0)
-    job.free_buf[job.n_free++] = job.ready[--job.n_ready].buf;
   for (unsigned int i = 0; i < job.n_free; i++)
     if (job.free_buf[i] != ctx->buffers[0]
         && job.free_buf[i] != ctx->buffers[1])

@@ -214,6 +214,12 @@ enum { ENGINE_AHEAD_FILES = 8 };
 void engine_lookahead (struct engine_ctx *ctx, int const *fds,
                        unsigned int n);
 
+/* Whether a copy with REQ reads the files engine_lookahead names ahead
+   (not when it overwrites in place, may reflink, or avoids direct I/O):
+   the caller need not open them otherwise.  */
+bool engine_reads_ahead (struct engine_ctx const *ctx,
+                         struct engine_request const *req);
+
 /* Wait until reading ahead has read all it can for now (the buffers it
    may use are full, or the files queued read): for tests, which must
    not depend on how fast the threads doing it ran.  */
