@@ -202,8 +202,8 @@ struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
    and opens the next, so that the device does not idle between files.
    A later engine_copy of one of them takes its chunks if the file has
    not changed since (size, modification and status change times); the
-   files named before it are dropped, as are those the next call does
-   not name again.  Reading ahead happens only for files that copy would
+   files named before it are dropped, as are those the next call that
+   names files (with a request that reads ahead) does not name again.  Reading ahead happens only for files that copy would
    read with direct I/O from their start, never changes a file's access
    time, never holds the context's first two buffers, and yields the
    other buffers to a copy that needs them.  The engine keeps a

@@ -458,7 +458,7 @@ take_task (struct io_job *job, struct io_range *r, char **buf)
     }
   /* No buffer, no chunk: the workers holding the buffers finish the job
      (jobs that hold the last chunk back take nothing read ahead and have
-     a buffer a worker, so none is waiting for a buffer here).  */
+     a buffer for each worker, so none is waiting for a buffer here).  */
   if (job->n_free > 0 && take_chunk (job, r) > 0)
     {
       *buf = job->free_buf[--job->n_free];
