@@ -175,7 +175,9 @@ sed -i 's/^[^:]*: //' ours.err gnu.err
 cmp ours.err gnu.err || { diff gnu.err ours.err >&2; fail "--reflink=always differs from GNU cp"; }
 [ ! -e ours/r ] || [ -s ours/r ] || fail "--reflink=always left an empty file"
 
-# Refused at open: find which openat is the O_DIRECT one, then refuse it.
+# Refused at open: find which openat is the O_DIRECT one, then refuse it
+# (a new destination both times: a copy in place opens less on the way).
+rm -f dst
 traced_copy --direct=always src dst
 call=$(cat trace/log.* | grep '^open\(at\)\{0,1\}(.*O_DIRECT[|)]' | head -n 1 |
        sed 's/(.*//')

@@ -40,20 +40,21 @@ trap teardown_mounts EXIT
 # Each mount_* function sets mp to the new mount point (no command
 # substitution: the registries must stay in this shell).
 
-# mount_loop FS SIZE_MIB NAME: a loop-backed FS mounted at
-# $mounts_root/NAME, the loop device with --direct-io=on so the image is
-# not cached underneath.
+# mount_loop FS SIZE_MIB NAME [MKFS_OPTIONS [MOUNT_OPTIONS]]: a
+# loop-backed FS mounted at $mounts_root/NAME, the loop device with
+# --direct-io=on so the image is not cached underneath.
 mount_loop () {
   _img=$mounts_root/$3.img _mp=$mounts_root/$3
   truncate -s "${2}M" "$_img" || return 1
   _dev=$(losetup --direct-io=on -f --show "$_img") || return 1
   _loops="$_dev $_loops"
+  # shellcheck disable=SC2086
   case $1 in
-    ext4) mkfs.ext4 -q -F "$_dev" ;;
-    xfs) mkfs.xfs -q -f "$_dev" ;;
-    btrfs) mkfs.btrfs -q -f "$_dev" >/dev/null ;;
+    ext4) mkfs.ext4 -q -F ${4-} "$_dev" ;;
+    xfs) mkfs.xfs -q -f ${4-} "$_dev" ;;
+    btrfs) mkfs.btrfs -q -f ${4-} "$_dev" >/dev/null ;;
   esac || return 1
-  mkdir -p "$_mp" && mount "$_dev" "$_mp" || return 1
+  mkdir -p "$_mp" && mount ${5:+-o "$5"} "$_dev" "$_mp" || return 1
   _mounts="$_mp $_mounts"
   mp=$_mp
 }

@@ -19,6 +19,7 @@
 #include "dio.h"
 #include "iosizes.h"
 #include "pipeline.h"
+#include "prealloc.h"
 #include "reflink.h"
 #include "rw.h"
 #include "sparse.h"
@@ -42,6 +43,7 @@ struct engine_ctx
                                 ahead into them (ahead.h) */
   int next_fds[ENGINE_AHEAD_FILES];  /* engine_lookahead's files, for */
   unsigned int n_next;               /* the copy under way */
+  struct prealloc_memo prealloc;     /* mounts with online discard */
 };
 
 static size_t
@@ -913,8 +915,9 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
 /* Reserve the destination's space before data moves when the copy has no
    holes: ENOSPC now, not half way.  A file no one can see yet also gets
    its final size (extending direct writes serialise on ext4's inode
-   lock); one overwritten in place keeps its size, which only the last
-   write (or finish_copy) gives it, so that it looks short until then.  */
+   lock), unless that would cost a discard per file (prealloc.h); one
+   overwritten in place keeps its size, which only the last write (or
+   finish_copy) gives it, so that it looks short until then.  */
 static bool
 prepare_dest (struct file_copy *fc)
 {
@@ -930,7 +933,10 @@ prepare_dest (struct file_copy *fc)
   if (!fc->make_holes)
     {
 #ifdef HAVE_FALLOCATE
-      if (fallocate (fc->dst_fd, in_place ? FALLOC_FL_KEEP_SIZE : 0, 0,
+      bool past_eof = in_place
+                      || prealloc_past_eof (fc->dst_fd, &fc->dst_st, size,
+                                            &fc->ctx->prealloc);
+      if (fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
                      size) == 0)
         return true;
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)

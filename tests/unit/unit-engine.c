@@ -28,6 +28,7 @@
 #include "engine/dio.h"
 #include "engine/engine.h"
 #include "engine/pipeline.h"
+#include "engine/prealloc.h"
 #include "tap-main.h"
 
 ssize_t __real_read (int, void *, size_t);
@@ -63,6 +64,8 @@ static struct
   int truncate_fd;            /* a writable descriptor of the source */
   off_t full_size;            /* count writes to a destination that ... */
   int writes_when_full;       /* ... already had this size */
+  bool first_seen;            /* the destination at the first write, */
+  off_t first_size, first_allocated;   /* when full_size is set */
   int calls, reads, writes, eintrs, short_reads, direct_reads, direct_writes;
   off_t written;              /* bytes the destination accepted */
   size_t read_req[LOG_MAX], write_req[LOG_MAX];
@@ -135,8 +138,16 @@ fake_write_locked (int fd, size_t *size, ssize_t *result)
   if (fake.writes < LOG_MAX)
     fake.write_req[fake.writes] = *size;
   struct stat st;
-  if (fake.full_size && fstat (fd, &st) == 0 && st.st_size >= fake.full_size)
-    fake.writes_when_full++;
+  if (fake.full_size && fstat (fd, &st) == 0)
+    {
+      fake.writes_when_full += st.st_size >= fake.full_size;
+      if (!fake.first_seen)
+        {
+          fake.first_seen = true;
+          fake.first_size = st.st_size;
+          fake.first_allocated = (off_t) st.st_blocks * 512;
+        }
+    }
   bool direct = is_direct (fd);
   fake.direct_writes += direct;
   int n = fake.write_fail_direct ? fake.direct_writes : fake.writes + 1;
@@ -1301,20 +1312,85 @@ START_TEST (test_in_place_short_until_done)
 }
 END_TEST
 
-/* The same watch sees a hidden destination (not in place) get its full
-   size first: preallocated, so ENOSPC comes before any data moves.  */
+/* The same watch sees a hidden destination (not in place) get its space
+   before any data moves, so ENOSPC comes first; and its full size too,
+   unless the mount discards the extent block such a file frees on ext4
+   (prealloc.h): then the writes give the size.  */
 START_TEST (test_hidden_dest_preallocated)
 {
   off_t size = 8 * BUF;
   int src = source_file (size), dst = temp_file ();
   arm (src, dst);
   fake.full_size = size;
+  struct stat st;
+  ck_assert_int_eq (fstat (dst, &st), 0);
+  struct prealloc_memo memo = { .n = 0 };
+  bool past_eof = prealloc_past_eof (dst, &st, size, &memo);
   struct engine_ctx *ctx = make_ctx (4);
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &direct, &res));
   assert_copy_of_pattern (dst, size);
-  ck_assert_int_gt (fake.writes_when_full, 0);
+  ck_assert (fake.first_seen);
+  ck_assert_int_ge (fake.first_allocated, size);
+  if (past_eof)
+    ck_assert_int_eq (fake.first_size, 0);
+  else
+    {
+      ck_assert_int_eq (fake.first_size, size);
+      ck_assert_int_gt (fake.writes_when_full, 0);
+    }
   engine_ctx_free (ctx);
+}
+END_TEST
+
+/* Which mounts discard, from /proc/self/mountinfo's text: ext4 with
+   "discard" among its options, on the device asked about.  */
+START_TEST (test_prealloc_mountinfo)
+{
+  char const *mi =
+    "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+    "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resuid=0\n"
+    "30 27 7:0 / /mnt/a\\040b rw - ext4 /dev/loop0 rw,nodiscard\n"
+    "31 27 7:1 / /mnt/x rw,discard - xfs /dev/loop1 rw,discard\n"
+    "32 27 7:2 / /mnt/c rw shared:5 - ext4 /dev/loop2 rw,discard=x\n"
+    "33 27 7:3 / /mnt/d rw,discard master:1 - ext4 /dev/loop3 rw\n"
+    "34 27 7:4 / /mnt/e rw - ext4 /dev/loop4 discard\n"
+    "35 27 7:5 / /mnt/f rw - ext4\n"
+    "36 27 7:6 / /mnt/g rw ext4 /dev/loop6 discard";
+  ck_assert (prealloc_mountinfo_discards (mi, 254, 0));
+  ck_assert (!prealloc_mountinfo_discards (mi, 7, 0));   /* nodiscard */
+  ck_assert (!prealloc_mountinfo_discards (mi, 7, 1));   /* xfs */
+  ck_assert (!prealloc_mountinfo_discards (mi, 7, 2));   /* discard=x */
+  ck_assert (prealloc_mountinfo_discards (mi, 7, 3));    /* per mount */
+  ck_assert (prealloc_mountinfo_discards (mi, 7, 4));    /* last line */
+  ck_assert (!prealloc_mountinfo_discards (mi, 7, 5));   /* cut short */
+  ck_assert (!prealloc_mountinfo_discards (mi, 7, 6));   /* no " - " */
+  ck_assert (!prealloc_mountinfo_discards (mi, 25, 4));  /* absent */
+  ck_assert (!prealloc_mountinfo_discards (mi, 2, 54));  /* not 25:4 */
+  ck_assert (!prealloc_mountinfo_discards ("", 254, 0));
+}
+END_TEST
+
+/* Bigger files than four full extents, and files on other mounts, keep
+   their final size first; the answer for a device is remembered.  */
+START_TEST (test_prealloc_past_eof_bounds)
+{
+  int fd = temp_file ();
+  struct stat st;
+  ck_assert_int_eq (fstat (fd, &st), 0);
+  struct prealloc_memo memo = { .n = 0 };
+  off_t four = (off_t) 4 * 32768 * st.st_blksize;
+  ck_assert (!prealloc_past_eof (fd, &st, four + 1, &memo));
+  ck_assert_int_eq (memo.n, 0);    /* decided without looking */
+  bool here = prealloc_past_eof (fd, &st, four, &memo);
+  ck_assert_int_eq (memo.n, 1);
+  ck_assert (memo.dev[0].dev == st.st_dev);
+  /* Remembered: a closed descriptor is not asked again.  */
+  int dead = dup (fd);
+  close (dead);
+  ck_assert (prealloc_past_eof (dead, &st, 1, &memo) == here);
+  ck_assert_int_eq (memo.n, 1);
+  close (fd);
 }
 END_TEST
 
@@ -1758,6 +1834,8 @@ main (void)
   tcase_add_loop_test (tc, test_source_grown, 0, 4);
   tcase_add_loop_test (tc, test_in_place_short_until_done, 0, 4);
   tcase_add_test (tc, test_hidden_dest_preallocated);
+  tcase_add_test (tc, test_prealloc_mountinfo);
+  tcase_add_test (tc, test_prealloc_past_eof_bounds);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("read ahead");
