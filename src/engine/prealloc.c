@@ -6,16 +6,15 @@
 
 #include "prealloc.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #ifdef __linux__
 # include <sys/statfs.h>
 # include <sys/sysmacros.h>
 #endif
+
+#include "read-file.h"
 
 /* ext4 keeps four extents in the inode; one written extent covers at
    most 32768 blocks.  */
@@ -111,52 +110,6 @@ prealloc_mountinfo_discards (char const *mountinfo, unsigned int major,
   return false;
 }
 
-#ifdef __linux__
-/* The whole of /proc/self/mountinfo, or NULL.  */
-static char *
-read_mountinfo (void)
-{
-  int fd = open ("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  size_t size = 16384, used = 0;
-  char *buf = malloc (size);
-  while (buf)
-    {
-      if (size - used < 2)
-        {
-          char *bigger = size < 16 * 1024 * 1024 ? realloc (buf, 2 * size)
-                                                 : NULL;
-          if (!bigger)
-            {
-              free (buf);
-              buf = NULL;
-              break;
-            }
-          buf = bigger;
-          size *= 2;
-        }
-      ssize_t n = read (fd, buf + used, size - used - 1);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          if (n < 0)
-            {
-              free (buf);
-              buf = NULL;
-            }
-          break;
-        }
-      used += n;
-    }
-  close (fd);
-  if (buf)
-    buf[used] = '\0';
-  return buf;
-}
-#endif
-
 bool
 prealloc_past_eof (int fd, struct stat const *dst, off_t size,
                    struct prealloc_memo *memo)
@@ -174,7 +127,8 @@ prealloc_past_eof (int fd, struct stat const *dst, off_t size,
   bool discards = false;
   if (fstatfs (fd, &fs) == 0 && (unsigned long) fs.f_type == EXT4_MAGIC)
     {
-      char *mountinfo = read_mountinfo ();
+      size_t len;
+      char *mountinfo = read_file ("/proc/self/mountinfo", RF_BINARY, &len);
       discards = mountinfo
                  && prealloc_mountinfo_discards (mountinfo,
                                                  major (dst->st_dev),
