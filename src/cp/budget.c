@@ -16,13 +16,12 @@
 #include "budget.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "read-file.h"
 #include "xalloc.h"
 
 /* ---- reading small files ---- */
@@ -40,40 +39,15 @@ concat3 (char const *a, char const *b, char const *c)
 }
 
 /* The contents of ROOT followed by PATH (mountinfo can be large on a
-   host with many mounts; at most 16 MiB), or NULL.  */
+   host with many mounts), NUL-terminated, or NULL.  */
 static char *
 slurp (char const *root, char const *path)
 {
   char *name = concat3 (root, path, "");
-  int fd = open (name, O_RDONLY | O_CLOEXEC);
+  size_t len;
+  char *text = read_file (name, RF_BINARY, &len);
   free (name);
-  if (fd < 0)
-    return NULL;
-  size_t size = 64 * 1024, got = 0;
-  char *buf = xmalloc (size + 1);
-  for (;;)
-    {
-      if (got == size && size < 16 * 1024 * 1024)
-        {
-          size *= 2;
-          buf = xrealloc (buf, size + 1);
-        }
-      ssize_t n = got < size ? read (fd, buf + got, size - got) : 0;
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          close (fd);
-          if (n < 0)
-            {
-              free (buf);
-              return NULL;
-            }
-          buf[got] = '\0';
-          return buf;
-        }
-      got += n;
-    }
+  return text;
 }
 
 /* Read a number of bytes from the one-line file DIR/FILE under ROOT into
