@@ -61,6 +61,55 @@ diff -r "$m_discard/tree" gnu >/dev/null ||
   fail "the tree copied on the discard mount differs from GNU cp's"
 rm -rf "$m_discard"/* gnu
 
+# in_order SRC...: copied onto the discard mount (direct, so that the
+# later files of a tree are read ahead whatever the cache holds), the
+# writes of each file preallocated past its end go one at a time, in
+# file order: a write that lands before those below it are written
+# splits the file's extents, and then a block is freed and discarded
+# when the file is done.  (Without the ordering, all the chunks of a
+# file are written at once, in any order.)  The copies must match.
+# Each write must begin where the one before it, of the same file,
+# ended (by what it returned), and only once that one has returned.
+in_order () {
+  mkdir "$m_discard/io" || fail "cannot make $m_discard/io"
+  trace -f -y -s 0 -o trace.log -e trace=pwrite64,pwritev2 \
+    cp8M --direct=always -r "$@" "$m_discard/io" || fail "cp8M -r $* failed"
+  for _f in "$@"; do
+    if [ -d "$_f" ]; then
+      diff -r "$_f" "$m_discard/io/$_f" >/dev/null || fail "$_f: the copy differs"
+    else
+      cmp "$_f" "$m_discard/io/$_f" || fail "$_f: the copy differs"
+    fi
+  done
+  # strace -y names the file by its resolved path: match its tail only.
+  _bad=$(awk -v dst="/discard/io/" '
+    function done(line) { sub(/.*= /, "", line); want[file] = off + line; busy = 0 }
+    index($0, "pwrite") && index($0, dst) && !index($0, "resumed>") {
+      if (busy) { bad = "a write began while another was in flight: " $0; exit }
+      file = substr($0, index($0, dst)); sub(/>.*/, "", file)
+      line = $0; sub(/ <unfinished \.\.\.>$/, "", line); sub(/\) *= .*$/, "", line)
+      n = split(line, f, ", ")
+      off = f[n - (f[1] ~ /pwritev2/ ? 1 : 0)] + 0
+      if (off != want[file] + 0) { bad = "write at " off ", want " want[file] + 0 ": " $0; exit }
+      writes++
+      if (index($0, "<unfinished")) { busy = 1; pid = $1 } else done($0)
+      next
+    }
+    busy && $1 == pid && index($0, "pwrite") && index($0, "resumed>") { done($0) }
+    END {
+      if (bad) print bad
+      else if (writes < 8) print "only " writes + 0 " writes seen"
+    }' trace.log)
+  [ -z "$_bad" ] || fail "cp8M -r $*: $_bad"
+  rm -rf "$m_discard/io"
+}
+random_file mid $((64*M))
+in_order mid
+mkdir three && random_file three/a $((64*M)) && random_file three/b $((64*M)) &&
+  random_file three/c $((32*M))
+in_order three
+rm -rf three mid
+
 # ENOSPC from the preallocation past the end, before any data moves, and
 # nothing left behind: of the calls on the full mount, the first is a
 # preallocation past the end that failed.

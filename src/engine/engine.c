@@ -276,6 +276,8 @@ struct file_copy
   bool dontcache;      /* direct I/O was wanted and refused */
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
+  bool past_eof;       /* a new file preallocated past its end: written
+                          in order (prealloc.h) */
   off_t ended_at;      /* the source ended early here, or -1 */
   char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
   unsigned int n_adopt;           /* from its start (ahead_take) */
@@ -565,6 +567,7 @@ init_job (struct io_job *job, struct file_copy const *fc,
   job->n_free = 1;
   pthread_mutex_init (&job->lock, NULL);
   pthread_cond_init (&job->idle, NULL);
+  pthread_cond_init (&job->turn, NULL);
 }
 
 /* ---- reading ahead (engine_lookahead, ahead.h) ---- */
@@ -780,6 +783,7 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      wrote before is written again, the same bytes).  */
   chunks->cur -= chunks->cur % align;
   chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
+  job.in_order = fc->past_eof;
   unsigned int ready = adopt_read_ahead (fc, &job, chunks);
   rep->ahead_chunks = ready;
 
@@ -938,7 +942,10 @@ prepare_dest (struct file_copy *fc)
                                             &fc->ctx->prealloc);
       if (fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
                      size) == 0)
-        return true;
+        {
+          fc->past_eof = past_eof && !in_place;
+          return true;
+        }
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
 #endif
