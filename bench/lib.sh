@@ -17,13 +17,14 @@ drop_caches () {
   fi
 }
 
-# timed_copy DST COMMAND...: drop caches, run COMMAND (which writes DST),
-# then sync so dirty pages count against the tool that made them.  Sets
-# wall (seconds) and growth_mib (page-cache growth).
+# timed_copy DST COMMAND...: drop caches, run COMMAND (which writes DST,
+# a file or a tree, removed first), then sync so dirty pages count
+# against the tool that made them.  Sets wall (seconds) and growth_mib
+# (page-cache growth).
 timed_copy () {
   _dst=$1
   shift
-  rm -f "$_dst"
+  rm -rf "$_dst"
   drop_caches
   _before=$(cached_kib)
   _t0=$(date +%s.%N)
@@ -55,12 +56,65 @@ median () {
 # timed once per DIR (before its first limit; kept in DIR/limit.startup)
 # and its wall time taken off.  Sets wall like timed_copy.
 timed_fio_limit () {
+  fio_startup "$1"
+  timed_fio_job "$1" "$2"
+  wall=$(echo "$wall $(cat "$1/limit.startup")" | awk '{ printf "%.3f", $1 - $2 }')
+}
+
+# fio_startup DIR: time fio's start-up once for DIR (see above).
+fio_startup () {
   if [ ! -s "$1/limit.startup" ]; then
     timed_fio_job "$1" 8
     echo "$wall" >"$1/limit.startup"
   fi
-  timed_fio_job "$1" "$2"
+}
+
+# timed_fio_tree DIR TREE SIZE_MIB: the same balanced reader and writer
+# through the files of the tree DIR/TREE (equal files, SIZE_MIB in all),
+# one file after another (file_service_type=sequential), the writer
+# making as many new files, in as many directories, under DIR/fio-tree:
+# what the device gives for the same files, where timed_fio_limit gives
+# it for the same bytes in one file.  The writer makes, preallocates and
+# at the end fsyncs each of its files.  fio caps a list of file names at
+# 4096 characters, so the reader goes through short links (DIR/fio-links)
+# and the writer uses names like d3/17.  Sets wall like timed_fio_limit.
+timed_fio_tree () {
+  fio_startup "$1"
+  rm -rf "$1/fio-links"
+  mkdir "$1/fio-links"
+  _n=0 _rl= _wl= _dirs=
+  for _f in $(cd "$1/$2" && find . -type f | sort); do
+    _f=${_f#./}
+    ln -s "$1/$2/$_f" "$1/fio-links/$_n"
+    _rl=$_rl:$_n _wl=$_wl:${_f%%/*}/$_n
+    case " $_dirs " in *" ${_f%%/*} "*) ;; *) _dirs="$_dirs ${_f%%/*}" ;; esac
+    _n=$((_n + 1))
+  done
+  cat >"$1/tree.fio" <<FIO
+[global]
+bs=8M
+iodepth=8
+direct=1
+ioengine=libaio
+size=${3}M
+file_service_type=sequential
+[reader]
+rw=read
+directory=$1/fio-links
+filename=${_rl#:}
+flow=1
+[writer]
+rw=write
+directory=$1/fio-tree
+filename=${_wl#:}
+end_fsync=1
+flow=1
+FIO
+  timed_copy "$1/fio-tree" sh -c 'cd "$1" && shift && mkdir fio-tree &&
+    cd fio-tree && mkdir "$@" && exec fio --output=/dev/null ../tree.fio' \
+    sh "$1" $_dirs
   wall=$(echo "$wall $(cat "$1/limit.startup")" | awk '{ printf "%.3f", $1 - $2 }')
+  rm -rf "$1/fio-tree" "$1/fio-links"
 }
 
 # timed_fio_job DIR SIZE_MIB: one run of that job, timed like a copy.
