@@ -34,9 +34,8 @@ struct prealloc_memo
    extends the file alone anyway; the engine then writes such a file in
    order, one chunk after another (pipeline.h, in_order: reads still run
    ahead), so that no write lands past an unwritten gap and the extents
-   never split: no discard at all (in the last change, when the kernel
-   alone kept the order, 10-16 files of 32 still split, and a tree of
-   128 MiB files copied 1.4 x slower than with this).  The price of one
+   never split: no discard at all (when the kernel alone kept the
+   order, 10-16 files of a tree of 32 still split).  The price of one
    write at a time is why bigger files, whose tree keeps its block, and
    other mounts keep the final size.  The mount's options
    are read from mountinfo, so a default set in the superblock (tune2fs
