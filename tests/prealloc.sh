@@ -65,9 +65,10 @@ rm -rf "$m_discard"/* gnu
 # later files of a tree are read ahead whatever the cache holds), the
 # writes of each file preallocated past its end go one at a time, in
 # file order: a write that lands before those below it are written
-# splits the file's extents, and then a block is freed and discarded
-# when the file is done.  (Without the ordering, all the chunks of a
-# file are written at once, in any order.)  The copies must match.
+# splits the file's extents, and past four a block is added that is
+# freed and discarded when the file is done.  (Without the ordering,
+# all the chunks of a file are written at once, in any order.)  Every
+# file given has more than four pieces.  The copies must match.
 # Each write must begin where the one before it, of the same file,
 # ended (by what it returned), and only once that one has returned.
 in_order () {
@@ -105,6 +106,23 @@ in_order () {
 }
 random_file mid $((64*M))
 in_order mid
+# A file of at most four pieces cannot split past four extents in any
+# order: its writes stay free (16 MiB: two chunks of 8 MiB; with 1 KiB
+# blocks 32 MiB already starts as two unwritten extents, so it counts as
+# five).
+for _f in exact mid; do
+  rm -f "$m_discard/$_f"
+  cp8M --direct=always --debug "$_f" "$m_discard/$_f" >debug.out ||
+    fail "cp8M --debug $_f failed"
+  cmp "$_f" "$m_discard/$_f" || fail "$_f: the copy differs"
+  grep -q '^direct I/O: yes (.*, writes one at a time in order' debug.out
+  _ordered=$?
+  case $_f:$_ordered in
+    exact:1 | mid:0) ;;
+    *) fail "$_f: writes in order or not, wrongly: $(cat debug.out)" ;;
+  esac
+done
+rm -f "$m_discard/exact" "$m_discard/mid"
 mkdir three && random_file three/a $((64*M)) && random_file three/b $((64*M)) &&
   random_file three/c $((32*M))
 in_order three

@@ -783,7 +783,11 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      wrote before is written again, the same bytes).  */
   chunks->cur -= chunks->cur % align;
   chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
-  job.in_order = fc->past_eof;
+  job.in_order = fc->past_eof
+                 && prealloc_in_order (fc->src_st.st_size,
+                                       ctx->cfg.buffer_size,
+                                       fc->dst_st.st_blksize);
+  rep->in_order = job.in_order;
   unsigned int ready = adopt_read_ahead (fc, &job, chunks);
   rep->ahead_chunks = ready;
 

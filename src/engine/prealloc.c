@@ -17,8 +17,9 @@
 #include "read-file.h"
 
 /* ext4 keeps four extents in the inode; one written extent covers at
-   most 32768 blocks.  */
-enum { INODE_EXTENTS = 4, EXTENT_BLOCKS = 32768 };
+   most 32768 blocks, an unwritten (preallocated) one 32767.  */
+enum { INODE_EXTENTS = 4, EXTENT_BLOCKS = 32768,
+       UNWRITTEN_BLOCKS = 32767 };
 
 /* True when the comma-separated LIST of LEN bytes holds the option WORD
    (an option with a value, "discard=x", does not count).  */
@@ -108,6 +109,21 @@ prealloc_mountinfo_discards (char const *mountinfo, unsigned int major,
       line = nl + 1;
     }
   return false;
+}
+
+bool
+prealloc_in_order (off_t size, size_t chunk, blksize_t blksize)
+{
+  if (chunk == 0 || blksize <= 0)
+    return true;
+  /* Each piece is written or not yet, so at most one extent each; a last
+     partial chunk is two pieces (its aligned part goes direct, the rest
+     later through the page cache).  A preallocation longer than one
+     unwritten extent starts split already.  */
+  off_t pieces = size / (off_t) chunk + (size % (off_t) chunk ? 2 : 0);
+  off_t most = (off_t) UNWRITTEN_BLOCKS * blksize;
+  off_t split = size > 0 ? (size - 1) / most : 0;
+  return pieces + split > INODE_EXTENTS;
 }
 
 bool

@@ -43,6 +43,13 @@ struct prealloc_memo
 bool prealloc_past_eof (int fd, struct stat const *dst, off_t size,
                         struct prealloc_memo *memo);
 
+/* True when a file of SIZE bytes preallocated past its end (the file
+   system's blocks of BLKSIZE bytes) must be written in order, CHUNK
+   bytes at a time: written in any order, its chunks could split its
+   extents past the four the inode holds.  A file of at most four chunks
+   cannot, and keeps its writes free.  */
+bool prealloc_in_order (off_t size, size_t chunk, blksize_t blksize);
+
 /* True when MOUNTINFO (the text of /proc/self/mountinfo) has an ext4
    mount of device MAJOR:MINOR with online discard.  */
 bool prealloc_mountinfo_discards (char const *mountinfo, unsigned int major,

@@ -1371,6 +1371,31 @@ START_TEST (test_prealloc_mountinfo)
 }
 END_TEST
 
+/* Which files preallocated past their end are written in order: those
+   whose chunks, written in any order, could leave more than four
+   extents.  */
+START_TEST (test_prealloc_in_order)
+{
+  off_t const M = 1024 * 1024;
+  size_t const chunk = 8 * M;
+  ck_assert (!prealloc_in_order (1, chunk, 4096));
+  ck_assert (!prealloc_in_order (16 * M, chunk, 4096));
+  ck_assert (!prealloc_in_order (32 * M, chunk, 4096));
+  /* A partial last chunk: its direct part and its buffered tail.  */
+  ck_assert (!prealloc_in_order (16 * M + 1000, chunk, 4096));
+  ck_assert (prealloc_in_order (24 * M + 1000, chunk, 4096));
+  ck_assert (prealloc_in_order (32 * M - 512, chunk, 4096));
+  ck_assert (prealloc_in_order (32 * M + 4096, chunk, 4096));
+  ck_assert (prealloc_in_order (40 * M, chunk, 4096));
+  ck_assert (prealloc_in_order (128 * M, chunk, 4096));
+  /* Four chunks, but a preallocation of two unwritten extents (32767
+     blocks each at most).  */
+  ck_assert (!prealloc_in_order (128 * M - 4096, 32 * M - 1024, 4096));
+  ck_assert (prealloc_in_order (128 * M, 32 * M, 4096));
+  ck_assert (prealloc_in_order (16 * M, 0, 4096));
+}
+END_TEST
+
 /* Bigger files than four full extents, and files on other mounts, keep
    their final size first; the answer for a device is remembered.  */
 START_TEST (test_prealloc_past_eof_bounds)
@@ -1835,6 +1860,7 @@ main (void)
   tcase_add_loop_test (tc, test_in_place_short_until_done, 0, 4);
   tcase_add_test (tc, test_hidden_dest_preallocated);
   tcase_add_test (tc, test_prealloc_mountinfo);
+  tcase_add_test (tc, test_prealloc_in_order);
   tcase_add_test (tc, test_prealloc_past_eof_bounds);
   suite_add_tcase (s, tc);
 
