@@ -116,10 +116,6 @@ prealloc_in_order (off_t size, size_t chunk, blksize_t blksize)
 {
   if (chunk == 0 || blksize <= 0)
     return true;
-  /* Each piece is written or not yet, so at most one extent each; a last
-     partial chunk is two pieces (its aligned part goes direct, the rest
-     later through the page cache).  A preallocation longer than one
-     unwritten extent starts split already.  */
   off_t pieces = size / (off_t) chunk + (size % (off_t) chunk ? 2 : 0);
   off_t most = (off_t) UNWRITTEN_BLOCKS * blksize;
   off_t split = size > 0 ? (size - 1) / most : 0;

@@ -35,7 +35,9 @@ struct prealloc_memo
    order, one chunk after another (pipeline.h, in_order: reads still run
    ahead), so that no write lands past an unwritten gap and the extents
    never split: no discard at all (when the kernel alone kept the
-   order, 10-16 files of a tree of 32 still split).  The price of one
+   order, 10-16 files of a tree of 32 still split).  A file too small
+   to split past four extents is spared the ordering (prealloc_in_order
+   below).  The price of one
    write at a time is why bigger files, whose tree keeps its block, and
    other mounts keep the final size.  The mount's options
    are read from mountinfo, so a default set in the superblock (tune2fs
@@ -46,8 +48,12 @@ bool prealloc_past_eof (int fd, struct stat const *dst, off_t size,
 /* True when a file of SIZE bytes preallocated past its end (the file
    system's blocks of BLKSIZE bytes) must be written in order, CHUNK
    bytes at a time: written in any order, its chunks could split its
-   extents past the four the inode holds.  A file of at most four chunks
-   cannot, and keeps its writes free.  */
+   extents past the four the inode holds.  A file of at most four
+   pieces cannot, and keeps its writes free: each piece is written or
+   not, one extent at most; a partial last chunk is two pieces (its
+   aligned part goes direct, the rest later through the page cache); a
+   preallocation longer than one unwritten extent (32767 blocks) starts
+   split already.  */
 bool prealloc_in_order (off_t size, size_t chunk, blksize_t blksize);
 
 /* True when MOUNTINFO (the text of /proc/self/mountinfo) has an ext4
