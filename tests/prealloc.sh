@@ -68,7 +68,9 @@ rm -rf "$m_discard"/* gnu
 # splits the file's extents, and past four a block is added that is
 # freed and discarded when the file is done.  (Without the ordering,
 # all the chunks of a file are written at once, in any order.)  Every
-# file given has more than four pieces.  The copies must match.
+# file given is big enough to split (prealloc.h, prealloc_in_order):
+# with 1 KiB blocks ext4 maps a direct write 4 MiB at a time, so that
+# 32 MiB is eight pieces.  The copies must match.
 # Each write must begin where the one before it, of the same file,
 # ended (by what it returned), and only once that one has returned.
 in_order () {
@@ -107,22 +109,28 @@ in_order () {
 random_file mid $((64*M))
 in_order mid
 # A file of at most four pieces cannot split past four extents in any
-# order: its writes stay free (16 MiB: two chunks of 8 MiB; with 1 KiB
-# blocks 32 MiB already starts as two unwritten extents, so it counts as
-# five).
-for _f in exact mid; do
+# order: its writes stay free (16 MiB: four pieces of 4 MiB, what ext4
+# maps at a time on 1 KiB blocks); 64 MiB is written in order, and so is
+# a 16 MiB file with holes copied whole (--sparse=never): its chunks end
+# at each hole, more pieces than four.
+truncate -s $((16*M)) holey || fail "cannot make holey"
+for _i in 1 5 9 13; do
+  dd if=/dev/urandom of=holey bs=1M seek=$_i count=1 conv=notrunc 2>/dev/null ||
+    fail "cannot write holey"
+done
+for _f in exact mid holey; do
   rm -f "$m_discard/$_f"
-  cp8M --direct=always --debug "$_f" "$m_discard/$_f" >debug.out ||
-    fail "cp8M --debug $_f failed"
+  cp8M --direct=always --sparse=never --debug "$_f" "$m_discard/$_f" \
+    >debug.out || fail "cp8M --debug $_f failed"
   cmp "$_f" "$m_discard/$_f" || fail "$_f: the copy differs"
   grep -q '^direct I/O: yes (.*, writes one at a time in order' debug.out
   _ordered=$?
   case $_f:$_ordered in
-    exact:1 | mid:0) ;;
+    exact:1 | mid:0 | holey:0) ;;
     *) fail "$_f: writes in order or not, wrongly: $(cat debug.out)" ;;
   esac
 done
-rm -f "$m_discard/exact" "$m_discard/mid"
+rm -f "$m_discard/exact" "$m_discard/mid" "$m_discard/holey" holey
 mkdir three && random_file three/a $((64*M)) && random_file three/b $((64*M)) &&
   random_file three/c $((32*M))
 in_order three

@@ -277,7 +277,8 @@ struct file_copy
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
   bool past_eof;       /* a new file preallocated past its end: written
-                          in order (prealloc.h) */
+                          in order unless too small to split
+                          (prealloc.h) */
   off_t ended_at;      /* the source ended early here, or -1 */
   char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
   unsigned int n_adopt;           /* from its start (ahead_take) */
@@ -783,10 +784,14 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      wrote before is written again, the same bytes).  */
   chunks->cur -= chunks->cur % align;
   chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
+  /* Chunks cut at holes (--sparse=never), or after an offload pass
+     that stopped part way, are not the pieces prealloc_in_order
+     counts.  */
   job.in_order = fc->past_eof
-                 && prealloc_in_order (fc->src_st.st_size,
-                                       ctx->cfg.buffer_size,
-                                       fc->dst_st.st_blksize);
+                 && (chunks->seek_holes || chunks->cur != 0
+                     || prealloc_in_order (fc->src_st.st_size,
+                                           ctx->cfg.buffer_size,
+                                           fc->dst_st.st_blksize));
   rep->in_order = job.in_order;
   unsigned int ready = adopt_read_ahead (fc, &job, chunks);
   rep->ahead_chunks = ready;

@@ -82,7 +82,8 @@ struct io_job
                            every other chunk is written */
   bool in_order;        /* write each chunk only once those before it are
                            written (until the job stops): a file
-                           preallocated past its end (prealloc.h) */
+                           preallocated past its end, big enough to
+                           split (prealloc.h) */
   size_t buffer_size;
   struct chunker *chunks;
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),

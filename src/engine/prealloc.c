@@ -17,9 +17,10 @@
 #include "read-file.h"
 
 /* ext4 keeps four extents in the inode; one written extent covers at
-   most 32768 blocks, an unwritten (preallocated) one 32767.  */
-enum { INODE_EXTENTS = 4, EXTENT_BLOCKS = 32768,
-       UNWRITTEN_BLOCKS = 32767 };
+   most 32768 blocks, an unwritten (preallocated) one 32767; a direct
+   write maps at most 4096 blocks at a time, each mapping split off the
+   unwritten extent until the write completes.  */
+enum { INODE_EXTENTS = 4, EXTENT_BLOCKS = 32768, DIO_MAX_BLOCKS = 4096 };
 
 /* True when the comma-separated LIST of LEN bytes holds the option WORD
    (an option with a value, "discard=x", does not count).  */
@@ -116,10 +117,12 @@ prealloc_in_order (off_t size, size_t chunk, blksize_t blksize)
 {
   if (chunk == 0 || blksize <= 0)
     return true;
-  off_t pieces = size / (off_t) chunk + (size % (off_t) chunk ? 2 : 0);
-  off_t most = (off_t) UNWRITTEN_BLOCKS * blksize;
-  off_t split = size > 0 ? (size - 1) / most : 0;
-  return pieces + split > INODE_EXTENTS;
+  off_t unit = (off_t) DIO_MAX_BLOCKS * blksize;
+  if ((off_t) chunk < unit)
+    unit = chunk;
+  /* Four pieces of at most 4096 blocks lie in one unwritten extent.  */
+  off_t pieces = size / unit + (size % unit ? 2 : 0);
+  return pieces > INODE_EXTENTS;
 }
 
 bool

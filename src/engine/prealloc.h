@@ -50,10 +50,14 @@ bool prealloc_past_eof (int fd, struct stat const *dst, off_t size,
    bytes at a time: written in any order, its chunks could split its
    extents past the four the inode holds.  A file of at most four
    pieces cannot, and keeps its writes free: each piece is written or
-   not, one extent at most; a partial last chunk is two pieces (its
-   aligned part goes direct, the rest later through the page cache); a
-   preallocation longer than one unwritten extent (32767 blocks) starts
-   split already.  */
+   not, one extent at most.  A piece is a chunk, or less where ext4 maps
+   a direct write in parts (4096 blocks at most); a partial last chunk
+   is two (its aligned part goes direct, the rest later through the page
+   cache); four pieces lie in one unwritten extent (32767 blocks at
+   most).  This holds for chunks cut from the file's start, whole: the
+   caller asks only then.  Free space too fragmented for one extent is
+   not foreseen: such a file may still split, which costs time, never
+   data.  */
 bool prealloc_in_order (off_t size, size_t chunk, blksize_t blksize);
 
 /* True when MOUNTINFO (the text of /proc/self/mountinfo) has an ext4

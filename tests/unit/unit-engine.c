@@ -1388,10 +1388,13 @@ START_TEST (test_prealloc_in_order)
   ck_assert (prealloc_in_order (32 * M + 4096, chunk, 4096));
   ck_assert (prealloc_in_order (40 * M, chunk, 4096));
   ck_assert (prealloc_in_order (128 * M, chunk, 4096));
-  /* Four chunks, but a preallocation of two unwritten extents (32767
-     blocks each at most).  */
-  ck_assert (!prealloc_in_order (128 * M - 4096, 32 * M - 1024, 4096));
-  ck_assert (prealloc_in_order (128 * M, 32 * M, 4096));
+  /* ext4 maps a direct write 4096 blocks at a time: a chunk of 32 MiB
+     on 4 KiB blocks is two pieces, of 8 MiB on 1 KiB blocks too.  */
+  ck_assert (prealloc_in_order (80 * M, 32 * M, 4096));
+  ck_assert (!prealloc_in_order (80 * M, 32 * M, 16384));
+  ck_assert (!prealloc_in_order (16 * M, chunk, 1024));
+  ck_assert (prealloc_in_order (24 * M, chunk, 1024));
+  ck_assert (prealloc_in_order (32 * M, chunk, 1024));
   ck_assert (prealloc_in_order (16 * M, 0, 4096));
 }
 END_TEST
