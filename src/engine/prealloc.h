@@ -37,11 +37,10 @@ struct prealloc_memo
    never split: no discard at all (when the kernel alone kept the
    order, 10-16 files of a tree of 32 still split).  A file too small
    to split past four extents is spared the ordering (prealloc_in_order
-   below).  The price of one
-   write at a time is why bigger files, whose tree keeps its block, and
-   other mounts keep the final size.  The mount's options
-   are read from mountinfo, so a default set in the superblock (tune2fs
-   -o discard) is not seen.  MEMO caches the mount's answer.  */
+   below).  The price of one write at a time is why bigger files, whose
+   tree keeps its block, and other mounts keep the final size.  The
+   mount's options are read from mountinfo, so a default set in the
+   superblock (tune2fs -o discard) is not seen.  MEMO caches the mount's answer.  */
 bool prealloc_past_eof (int fd, struct stat const *dst, off_t size,
                         struct prealloc_memo *memo);
 
