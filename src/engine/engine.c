@@ -589,6 +589,14 @@ give_back_adopted (struct file_copy *fc)
     ahead_give (fc->ctx->ahead, fc->adopt[--fc->n_adopt]);
 }
 
+/* True when CHUNKS are cut from the file's start, whole, one buffer
+   after another: no hole to stop at, nothing an earlier pass wrote.  */
+static bool
+whole_from_start (struct chunker const *chunks)
+{
+  return !chunks->seek_holes && chunks->cur == 0;
+}
+
 /* Let the direct pass JOB over CHUNKS start with the chunks read ahead
    of its file (ahead_take made sure they are of the file as it is now),
    if the pass reads it whole from its start into a file no one sees yet
@@ -600,7 +608,7 @@ adopt_read_ahead (struct file_copy *fc, struct io_job *job,
                   struct chunker *chunks)
 {
   off_t bs = fc->ctx->cfg.buffer_size;
-  if (fc->req->in_place || chunks->seek_holes || chunks->cur != 0)
+  if (fc->req->in_place || !whole_from_start (chunks))
     {
       give_back_adopted (fc);   /* the pass may need the buffers */
       return 0;
@@ -788,7 +796,7 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      that stopped part way, are not the pieces prealloc_in_order
      counts.  */
   job.in_order = fc->past_eof
-                 && (chunks->seek_holes || chunks->cur != 0
+                 && (!whole_from_start (chunks)
                      || prealloc_in_order (fc->src_st.st_size,
                                            ctx->cfg.buffer_size,
                                            fc->dst_st.st_blksize));
