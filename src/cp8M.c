@@ -251,6 +251,11 @@ main (int argc, char **argv)
                         .ahead_fd_limit = dirfds_ahead_limit (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
   c.ahead_files = dirfds_ahead_files (c.max_open_levels);
+  /* Only where the data of small files is read to be copied.  */
+  if (o.recursive && !o.hard_link && !o.symbolic_link && !o.attributes_only
+      && o.request.direct != ENGINE_DIRECT_ALWAYS
+      && dirfds_prefetch_room (c.max_open_levels, c.ahead_files))
+    c.prefetch = prefetch_new (c.ahead_fd_limit);
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();
@@ -298,6 +303,7 @@ main (int argc, char **argv)
   if (c.stats)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));
+  prefetch_free (c.prefetch);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -116,6 +116,22 @@ same_as_gnu () {
   fi
 }
 
+# same_copy GNU OURS: the two copies (GNU cp's and cp8M's, in the current
+# directory) digest alike (treedigest), access times of files too; the
+# digests and listings are left in the current directory.
+same_copy () {
+  now=$(date +%s)
+  (cd "$1" && treedigest -n "$now" .) >gnu.digest &&
+    (cd "$2" && treedigest -n "$now" .) >ours.digest ||
+    fail "treedigest failed"
+  cmp -s gnu.digest ours.digest ||
+    { diff gnu.digest ours.digest >&2; fail "$2 differs from GNU cp's $1"; }
+  (cd "$1" && find . -type f -exec stat -c '%n %X' {} + | sort) >gnu.atime &&
+    (cd "$2" && find . -type f -exec stat -c '%n %X' {} + | sort) >ours.atime
+  cmp -s gnu.atime ours.atime ||
+    { diff gnu.atime ours.atime >&2; fail "$2: access times differ from GNU cp's"; }
+}
+
 # tree_listing DIR: name, type, mode, size and link target of everything
 # under DIR, one line each, sorted.
 tree_listing () {

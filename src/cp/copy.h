@@ -21,6 +21,7 @@
 #include "budget.h"
 #include "engine/engine.h"
 #include "options.h"
+#include "prefetch.h"
 #include "seen.h"
 #include "stats.h"
 
@@ -69,6 +70,11 @@ struct copy_ctx
                                 limit (dirfds_ahead_files) */
   int ahead_fd_limit;     /* open them only below this descriptor number,
                              leaving room for the copy's own */
+  struct prefetch *prefetch;  /* warms small files ahead of the walk, or
+                                 NULL (prefetch.h) */
+  bool prefetch_useful;   /* the last small file was copied by reading it
+                             (not cloned, linked or left as it was) */
+  unsigned long listings; /* directory listings walked so far */
 };
 
 /* A directory being copied, linked to its parents: one level of the
@@ -136,6 +142,10 @@ unsigned int dirfds_max_levels (void);
 /* dirfds.c: the descriptor number below which the walk's next files
    may be opened for reading ahead (copy_ctx.ahead_fd_limit).  */
 int dirfds_ahead_limit (void);
+
+/* dirfds.c: whether descriptors are plentiful enough for a prefetcher
+   (prefetch.h) besides the walk's LEVELS and AHEAD_FILES read ahead.  */
+bool dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files);
 
 /* dirfds.c: how many files may be read ahead at once, from the
    descriptor limit and those already open, once LEVELS directory levels

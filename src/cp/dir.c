@@ -97,6 +97,22 @@ read_entries (int fd, size_t *count)
   return v ? v : xmalloc (1);
 }
 
+/* The walk is at NAMES[I] of the N entries of LISTING, in DIRFD: queue
+   the regular files among the next PREFETCH_WINDOW for P, those from
+   *QUEUED on (all of them when P took up the listing afresh).  */
+static void
+prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
+                struct entry const *names, size_t n, size_t i,
+                size_t *queued)
+{
+  if (prefetch_at (p, listing, dirfd, i) || *queued <= i)
+    *queued = i + 1;
+  for (; *queued < n && *queued <= i + PREFETCH_WINDOW; ++*queued)
+    if (names[*queued].type == DT_REG
+        && !prefetch_add (p, names[*queued].name, *queued))
+      break;
+}
+
 /* Copy the entries of the directory level SELF (source SRC) into its
    destination DST.  */
 static bool
@@ -113,6 +129,8 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
     }
 
   bool ok = true;
+  unsigned long listing = ++c->listings;
+  size_t queued = 0;   /* entries before it went to the prefetcher */
   size_t i;
   for (i = 0; i < n && !w->into_self; i++)
     {
@@ -122,6 +140,11 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
           ok = false;
           break;
         }
+      /* Into a directory made by this run, so that none of the files
+         is skipped for a destination that exists.  */
+      if (c->prefetch && c->prefetch_useful && dst_new)
+        prefetch_ahead (c->prefetch, listing, self->src_fd, names, n, i,
+                        &queued);
       char const *name = names[i].name;
       char *src_name = file_name_concat (src->name, name, NULL);
       char *dst_name = file_name_concat (dst->name, name, NULL);

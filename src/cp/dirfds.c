@@ -102,6 +102,17 @@ dirfds_ahead_files (unsigned int levels)
   return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
 }
 
+bool
+dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files)
+{
+  /* Its duplicate of a directory, the one the thread still looks in, a
+     file looked at and the same opened to read: four, and as many again
+     to spare.  */
+  long room = spare_fds ();
+  return room == LONG_MAX
+         || room - 2 * (long) levels - 3 * (long) ahead_files >= 8;
+}
+
 int
 dirfds_ahead_limit (void)
 {

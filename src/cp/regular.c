@@ -138,6 +138,9 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
                                         next_fds);
   engine_lookahead (c->eng, next_fds, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
+  if (dbg->src_st.st_size <= PREFETCH_MAX_SIZE)
+    c->prefetch_useful = ok && !dbg->res.report.offloaded
+                         && !dbg->res.report.direct;
   for (unsigned int i = 0; i < n_next; i++)
     close (next_fds[i]);
   if (!ok)

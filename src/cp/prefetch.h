@@ -1,0 +1,47 @@
+/* Warming the page cache for the small files a directory walk is about
+   to copy, so that their reads overlap the work on the files before them.
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#ifndef CP8M_PREFETCH_H
+#define CP8M_PREFETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A copy of a small file waits for its data, one read at a time, and a
+   tree of thousands of them spends much of its time so.  A thread asks
+   for the data of the next few files ahead of the walk (an fadvise, the
+   reads themselves left to the kernel), so that the walk finds them in
+   the cache.  Only data the copy will read buffered anyway: files of at
+   most PREFETCH_MAX_SIZE, which the engine never copies with direct I/O
+   under the default --direct=auto.  */
+enum { PREFETCH_WINDOW = 16, PREFETCH_MAX_SIZE = 1024 * 1024 };
+
+struct prefetch;
+
+/* A prefetcher, its thread not started yet, or NULL if none can be made
+   (out of memory): the walk then goes on without one.  It uses no
+   descriptor numbered FD_LIMIT or above (the copy's own need them).  */
+struct prefetch *prefetch_new (int fd_limit);
+
+/* Stop P's thread (a file under way ends first), close what it holds and
+   free it.  P may be NULL.  */
+void prefetch_free (struct prefetch *p);
+
+/* The walk is at entry AT of the listing LISTING (a number the caller
+   gives each directory listing it walks, never twice), whose directory
+   is open as DIRFD.  Files queued from an earlier entry of it are
+   dropped if not done yet.  Return true when the queue now belongs to
+   this listing afresh (a new listing, or one the walk came back to from
+   below), so that the caller queues its next files again; false when it
+   goes on, or when P cannot follow this listing (no descriptor left).  */
+bool prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
+                  size_t at);
+
+/* Queue entry INDEX (past the last AT) of the current listing, named
+   NAME, relative to its directory.  Return false when the queue is full
+   or P does not follow the listing.  */
+bool prefetch_add (struct prefetch *p, char const *name, size_t index);
+
+#endif

@@ -1,0 +1,148 @@
+#!/bin/sh
+# Warming small files ahead of the walk (src/cp/prefetch.c): while one
+# small file is copied, a thread asks the kernel for the data of the next
+# ones (posix_fadvise WILLNEED), so that a tree of small files does not
+# wait for one read at a time.  Checked here:
+#   - trees copied with it are identical to GNU cp's copies, access times
+#     included (warming reads nothing through read(), which would move
+#     them);
+#   - it happens, in a thread of its own, for the small files of a new
+#     destination directory, subdirectories included, and the main
+#     thread opens nothing more for it;
+#   - it never opens to read what is not a small regular file: files over
+#     1 MiB are only looked at (O_PATH), a FIFO and a device among the
+#     files not even that;
+#   - where it would be wasted it does not happen: into a directory that
+#     exists (files may be skipped or overwritten in place), with
+#     --direct=always, -l, -s and --attributes-only (nothing is read), and
+#     from a FUSE mount (bindfs -o direct_io: reads skip the cache);
+#   - with few descriptors (ulimit -n) the copy still succeeds, identical;
+#   - the copy is the same when the files change after they were warmed
+#     (they are read again by the copy: the cache is the file).
+. "${abs_top_srcdir:-.}/tests/init.sh"
+. "$abs_top_srcdir/tests/mounts-lib.sh"
+need_fuse
+command -v strace >/dev/null || skip "strace is not installed"
+
+M=1048576
+mount_loop ext4 256 disk || fail "cannot set up ext4"; disk=$mp
+mkdir "$disk/under" || exit 99
+mount_bindfs_direct "$disk/under" fuse || fail "cannot set up bindfs"; fuse=$mp
+cd "$disk" || exit 99
+
+# A tree in creation order (the walk's order on ext4: by inode): small
+# files, a FIFO, a device, a symbolic link and a big file among them, and
+# a subdirectory of small files.
+mkdir tree tree/sub || exit 99
+i=0
+while [ $i -lt 12 ]; do
+  random_file "tree/s$i" $((i * 3000 + 1))
+  case $i in
+    3) mkfifo tree/fifo ;;
+    5) mknod tree/null c 1 3 ;;
+    7) ln -s s1 tree/lnk ;;
+    9) random_file tree/big $((2 * M)) ;;
+  esac
+  i=$((i + 1))
+done
+i=0
+while [ $i -lt 10 ]; do random_file "tree/sub/t$i" $((i * 5000 + 7)); i=$((i + 1)); done
+: >tree/empty
+find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+
+# traced OUT ARGS...: cp8M ARGS under strace, caches dropped first (the
+# kernel skips what is cached), the trace in OUT; MAIN: the main
+# thread's process id (the first line's).
+traced () {
+  _out=$1
+  shift
+  drop_caches
+  trace -f -o "$_out" -e trace=open,openat,fadvise64 cp8M "$@" ||
+    fail "cp8M $* failed"
+  main=$(head -n 1 "$_out" | cut -d' ' -f1)
+}
+
+# warmed TRACE: how many WILLNEED fadvise calls TRACE shows.
+warmed () {
+  grep -c 'POSIX_FADV_WILLNEED' "$1"
+}
+
+# 1. A new tree with -a: identical to GNU's, warmed by another thread.
+"$GNU_CP" -a tree gnu || fail "GNU cp -a failed"
+find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+traced trace.a -a tree ours
+same_copy gnu ours
+n=$(warmed trace.a)
+# Every small file but the first of each directory (which comes before
+# the walk knows small files are read) and the empty one.
+[ "$n" -ge 15 ] || { cat trace.a >&2; fail "-a: $n small files warmed, not 15 or more"; }
+grep 'POSIX_FADV_WILLNEED' trace.a | grep -q "^$main " &&
+  fail "the main thread warmed files itself"
+grep "^$main " trace.a | grep 'O_PATH' | grep -qv O_DIRECTORY &&
+  fail "the main thread opened files with O_PATH (that is the warming thread's)"
+note "-a: $n files warmed ahead, by a thread of their own"
+
+# 2. Only small regular files are opened to read: not the FIFO, not the
+#    device, not the symbolic link (their listing type says so), and the
+#    big file only with O_PATH.
+grep -E '"(fifo|null|lnk)"' trace.a | grep -v "^$main " &&
+  fail "the warming thread opened a FIFO, a device or a symbolic link"
+opens_read=$(grep -v "^$main " trace.a | grep -c '/proc/self/fd/.*O_RDONLY')
+[ "$opens_read" -eq "$n" ] ||
+  fail "$opens_read files opened to read ahead, $n warmed: a big one too?"
+grep -q "$((2 * M)), POSIX_FADV_WILLNEED" trace.a && fail "the big file was warmed"
+grep -v "^$main " trace.a | grep '"big"' | grep -q O_PATH ||
+  fail "the big file was not even looked at (the test lost its point)"
+note "FIFO, device and symbolic link untouched; the big file only looked at"
+
+# 3. Where it would be wasted: nothing.
+mkdir exists exists/sub || exit 99
+traced trace.exists -r tree/. exists
+[ "$(warmed trace.exists)" -eq 0 ] || fail "warmed files for a destination that exists"
+cmp tree/s5 exists/s5 && cmp tree/sub/t9 exists/sub/t9 || fail "into exists: wrong copy"
+for opt in --direct=always -l -s --attributes-only; do
+  rm -rf other
+  # -s needs absolute sources.
+  traced trace.opt -r $opt "$disk/tree" other
+  [ "$(warmed trace.opt)" -eq 0 ] || fail "$opt: warmed files"
+done
+cp -r tree "$disk/under/tree" || exit 99
+traced trace.fuse -r "$fuse/tree" fusecopy
+[ "$(warmed trace.fuse)" -eq 0 ] || fail "warmed files on a FUSE mount"
+cmp tree/sub/t9 fusecopy/sub/t9 || fail "from FUSE: wrong copy"
+note "nothing warmed into an existing directory, with --direct=always, -l, -s, --attributes-only, from FUSE"
+
+# 4. Few descriptors: the copy succeeds, identical, without the warming
+#    (12, 40: it needs room the copy does not) and with it (80, 90).
+for lim in 12 40 80 90; do
+  rm -rf ours
+  find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+  (ulimit -n $lim && exec cp8M -a tree ours) 2>err ||
+    fail "cp8M -a under ulimit -n $lim failed: $(cat err)"
+  same_copy gnu ours
+done
+note "ulimit -n 12, 40, 80, 90: same as GNU cp"
+
+# 5. Files rewritten after they were warmed: the copy has what they hold
+#    at the end.  The copy of f1 is held (its write delayed 2 s), while
+#    the files after it, warmed by then, are rewritten.
+rm -rf ours
+mkdir chg || exit 99
+i=0
+while [ $i -lt 8 ]; do random_file "chg/f$i" 20000; i=$((i + 1)); done
+drop_caches
+trace -f -o trace.chg -e trace=pwrite64,fadvise64 \
+  -e inject=pwrite64:delay_exit=2000000:when=2 cp8M -r chg ours &
+pid=$!
+sleep 1
+i=2
+while [ $i -lt 8 ]; do random_file "chg/f$i" 30000; i=$((i + 1)); done
+wait $pid || fail "cp8M -r chg failed"
+[ "$(warmed trace.chg)" -ge 6 ] || fail "chg: f2 to f7 not warmed (the test lost its point)"
+i=0
+while [ $i -lt 8 ]; do
+  cmp "chg/f$i" "ours/f$i" || fail "f$i: the copy is not the file as it ended"
+  i=$((i + 1))
+done
+note "files rewritten after warming: copied as rewritten"
+exit 0
