@@ -255,7 +255,14 @@ main (int argc, char **argv)
   if (o.recursive && !o.hard_link && !o.symbolic_link && !o.attributes_only
       && o.request.direct != ENGINE_DIRECT_ALWAYS
       && dirfds_prefetch_room (c.max_open_levels, c.ahead_files))
-    c.prefetch = prefetch_new (c.ahead_fd_limit);
+    {
+      /* Only what the engine will copy buffered (prefetch.h).  */
+      off_t max = PREFETCH_MAX_SIZE;
+      if (o.request.direct != ENGINE_DIRECT_NEVER
+          && (off_t) engine_buffer_size (eng) <= max)
+        max = engine_buffer_size (eng) - 1;
+      c.prefetch = prefetch_new (c.ahead_fd_limit, max);
+    }
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();

@@ -72,8 +72,9 @@ struct copy_ctx
                              leaving room for the copy's own */
   struct prefetch *prefetch;  /* warms small files ahead of the walk, or
                                  NULL (prefetch.h) */
-  bool prefetch_useful;   /* the last small file was copied by reading it
-                             (not cloned, linked or left as it was) */
+  bool prefetch_useful;   /* the last regular file was small and copied
+                             by reading it (not cloned, linked, skipped
+                             or failed) */
   unsigned long listings; /* directory listings walked so far */
 };
 

@@ -99,13 +99,15 @@ read_entries (int fd, size_t *count)
 
 /* The walk is at NAMES[I] of the N entries of LISTING, in DIRFD: queue
    the regular files among the next PREFETCH_WINDOW for P, those from
-   *QUEUED on (all of them when P took up the listing afresh).  */
+   *QUEUED on.  Back from a subdirectory, those queued before it are
+   not queued again: most were warmed while it was copied.  */
 static void
 prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
                 struct entry const *names, size_t n, size_t i,
                 size_t *queued)
 {
-  if (prefetch_at (p, listing, dirfd, i) || *queued <= i)
+  prefetch_at (p, listing, dirfd, i);
+  if (*queued <= i)
     *queued = i + 1;
   for (; *queued < n && *queued <= i + PREFETCH_WINDOW; ++*queued)
     if (names[*queued].type == DT_REG

@@ -32,12 +32,8 @@
 
 #include "scan.h"
 
-/* File system types (linux/magic.h, not needed otherwise).  */
-enum { FUSE_MAGIC = 0x65735546, V9FS_MAGIC = 0x01021997 };
-
-/* Entries queued at once: the walk queues at most PREFETCH_WINDOW past
-   the one it copies.  */
-enum { RING = PREFETCH_WINDOW + 1 };
+/* The queue holds no more than the walk puts in at once.  */
+enum { RING = PREFETCH_WINDOW };
 
 /* Little stack: no recursion, one path buffer.  */
 enum { PREFETCH_STACK = 64 * 1024 };
@@ -53,60 +49,96 @@ struct prefetch
   pthread_mutex_t lock;
   pthread_cond_t wake;
   pthread_t thread;
-  bool started, stop;
-  bool no_thread;          /* none could be made: do nothing */
+  bool started;            /* the thread runs */
+  bool stop;               /* it must end (or none could be made) */
   int fd_limit;            /* descriptors at or above it go unused */
+  off_t max_size;          /* files larger are not warmed */
   struct job ring[RING];
   unsigned int head, count;
   unsigned long listing;   /* whose names are queued */
-  bool following;          /* the listing has a descriptor: names go in */
-  int dirfd;               /* the listing's directory (a duplicate), or -1 */
+  int dirfd;               /* the listing's directory (a duplicate), or -1
+                              when the listing is not followed */
   int busy_fd;             /* the directory the thread looks in now, or -1 */
   int close_after;         /* to close once the thread is done with it */
 };
 
 struct prefetch *
-prefetch_new (int fd_limit)
+prefetch_new (int fd_limit, off_t max_size)
 {
 #if !defined __linux__ || !defined O_PATH
   /* It looks with O_PATH and opens through /proc.  */
   return NULL;
-#endif
+#else
   struct prefetch *p = calloc (1, sizeof *p);
   if (!p)
     return NULL;
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->wake, NULL);
   p->fd_limit = fd_limit;
+  p->max_size = max_size;
   p->dirfd = p->busy_fd = p->close_after = -1;
   return p;
+#endif
 }
+
+#if defined __linux__ && defined O_PATH
+
+/* File systems whose reads go through the page cache for sure (types
+   from linux/magic.h).  Not the others: FUSE mounted with direct_io, 9p
+   without a cache, CIFS with cache=none and overlays over any of them
+   read around it, and from where the walk stands there is no telling;
+   tmpfs, proc and sysfs have nothing to read from a device.  */
+static unsigned long const cached_types[] = {
+  0xEF53,       /* ext2, ext3, ext4 */
+  0x58465342,   /* xfs */
+  0x9123683E,   /* btrfs */
+  0xF2F52010,   /* f2fs */
+  0x6969,       /* nfs */
+};
 
 /* Ask for the data of NAME in DIRFD if it is a small regular file.  */
 static void
-warm (int dirfd, char const *name, int fd_limit)
+warm (struct prefetch const *p, int dirfd, char const *name)
 {
-#ifdef O_PATH
   int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return;
   struct stat st;
-  if (fd < fd_limit && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
-      && st.st_size > 0 && st.st_size <= PREFETCH_MAX_SIZE)
+  if (fd < p->fd_limit && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+      && st.st_size > 0 && st.st_size <= p->max_size)
     {
       char proc[32];
       snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
       int rfd = open (proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
       if (rfd >= 0)
         {
-          if (rfd < fd_limit)
+          if (rfd < p->fd_limit)
             posix_fadvise (rfd, 0, st.st_size, POSIX_FADV_WILLNEED);
           close (rfd);
         }
     }
   close (fd);
-#endif
 }
+
+/* Are reads in DIRFD's file system served from the page cache?  */
+static bool
+uses_cache (int dirfd)
+{
+  struct statfs fs;
+  if (fstatfs (dirfd, &fs) != 0)
+    return false;
+  for (size_t i = 0; i < sizeof cached_types / sizeof *cached_types; i++)
+    if ((unsigned long) fs.f_type == cached_types[i])
+      return true;
+  return false;
+}
+
+#else   /* never called: prefetch_new made nothing */
+
+static void warm (struct prefetch const *p, int dirfd, char const *name) { }
+static bool uses_cache (int dirfd) { return false; }
+
+#endif
 
 static void *
 prefetch_main (void *arg)
@@ -124,7 +156,7 @@ prefetch_main (void *arg)
       p->count--;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
-      warm (dirfd, j.name, p->fd_limit);
+      warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);
       p->busy_fd = -1;
@@ -186,28 +218,10 @@ prefetch_free (struct prefetch *p)
   free (p);
 }
 
-/* May reads in DIRFD's file system be served from the page cache?  Not
-   on FUSE mounted with direct_io, nor 9p without a cache, where the
-   copy's reads would go to the file system again: from here there is no
-   telling how those are mounted, so neither is warmed.  */
-static bool
-uses_cache (int dirfd)
-{
-#ifdef __linux__
-  struct statfs fs;
-  if (fstatfs (dirfd, &fs) != 0)
-    return false;
-  return fs.f_type != FUSE_MAGIC && fs.f_type != V9FS_MAGIC;
-#else
-  return false;
-#endif
-}
-
-bool
+void
 prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
              size_t at)
 {
-  bool fresh = false;
   pthread_mutex_lock (&p->lock);
   if (listing != p->listing)
     {
@@ -221,12 +235,10 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
           fd = -1;
         }
       p->dirfd = fd;
-      p->following = fresh = fd >= 0;
     }
   else
     drop_upto (p, at);
   pthread_mutex_unlock (&p->lock);
-  return fresh;
 }
 
 bool
@@ -234,13 +246,13 @@ prefetch_add (struct prefetch *p, char const *name, size_t index)
 {
   bool queued = false;
   pthread_mutex_lock (&p->lock);
-  if (p->following && p->count < RING && !p->stop)
+  if (p->dirfd >= 0 && p->count < RING && !p->stop)
     {
-      if (!p->started && !p->no_thread)
+      if (!p->started)
         {
           p->started = scan_thread_start (&p->thread, prefetch_main, p,
                                           PREFETCH_STACK);
-          p->no_thread = !p->started;
+          p->stop = !p->started;
         }
       char *copy = p->started ? strdup (name) : NULL;
       if (copy)
@@ -250,8 +262,6 @@ prefetch_add (struct prefetch *p, char const *name, size_t index)
           pthread_cond_signal (&p->wake);
           queued = true;
         }
-      else
-        p->following = false;
     }
   pthread_mutex_unlock (&p->lock);
   return queued;

@@ -138,9 +138,9 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
                                         next_fds);
   engine_lookahead (c->eng, next_fds, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
-  if (dbg->src_st.st_size <= PREFETCH_MAX_SIZE)
-    c->prefetch_useful = ok && !dbg->res.report.offloaded
-                         && !dbg->res.report.direct;
+  c->prefetch_useful = ok && dbg->src_st.st_size <= PREFETCH_MAX_SIZE
+                       && !dbg->res.report.offloaded
+                       && !dbg->res.report.direct;
   for (unsigned int i = 0; i < n_next; i++)
     close (next_fds[i]);
   if (!ok)
@@ -296,6 +296,9 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst, bool *dst_new,
               bool follow)
 {
+  /* Until this copy shows it read a small file: one that fails (no room
+     for a new file, say) must not keep the next ones warmed.  */
+  c->prefetch_useful = false;
   struct cp8m_options const *o = c->o;
   struct data_debug dbg = { .res.report.facts.reflink_allowed
                             = o->request.reflink != ENGINE_REFLINK_NEVER };
