@@ -53,6 +53,11 @@ while [ $i -lt 10 ]; do random_file "tree/sub/t$i" $((i * 5000 + 7)); i=$((i + 1
 : >tree/empty
 find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
 
+# Each write of the copy (the main thread's) held 20 ms: the warming
+# thread, slowed by strace (and ASan), must be ahead for the counts below
+# to mean anything, whatever the machine's load.
+slow_writes="-e inject=pwrite64:delay_exit=20000"
+
 # traced OUT ARGS...: cp8M ARGS under strace, caches dropped first (the
 # kernel skips what is cached), the trace in OUT; MAIN: the main
 # thread's process id (the first line's).
@@ -60,7 +65,8 @@ traced () {
   _out=$1
   shift
   drop_caches
-  trace -f -o "$_out" -e trace=open,openat,fadvise64 cp8M "$@" ||
+  # shellcheck disable=SC2086
+  trace -f -o "$_out" -e trace=open,openat,fadvise64 $slow_writes cp8M "$@" ||
     fail "cp8M $* failed"
   main=$(head -n 1 "$_out" | cut -d' ' -f1)
 }
@@ -121,7 +127,8 @@ for lim in 12 40 200; do
   rm -rf ours
   find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
   drop_caches
-  (ulimit -n $lim && exec strace -f -o trace.lim -e trace=fadvise64 \
+  # shellcheck disable=SC2086
+  (ulimit -n $lim && trace -f -o trace.lim -e trace=fadvise64 $slow_writes \
      "$CP8M" -a tree ours) 2>err ||
     fail "cp8M -a under ulimit -n $lim failed: $(cat err)"
   same_copy gnu ours
