@@ -34,8 +34,9 @@ by_cachestat (int fd, off_t size, long page)
   struct cache_stat cs;
   if (syscall (SYS_cachestat, fd, &range, &cs, 0) != 0)
     return -1;
-  double pages = ((double) size + page - 1) / page;
-  return cs.nr_cache / pages;
+  /* Whole pages: a file of 2 KiB in the cache is all there.  */
+  uint64_t pages = ((uint64_t) size + page - 1) / page;
+  return (double) cs.nr_cache / pages;
 }
 #endif
 

@@ -119,6 +119,12 @@ engine_buffer_allocations (struct engine_ctx const *ctx)
   return ctx->allocations;
 }
 
+bool
+engine_all_cached (int fd, off_t size)
+{
+  return cache_resident_fraction (fd, size) >= 1;
+}
+
 size_t
 engine_buffer_bytes (struct engine_ctx const *ctx)
 {

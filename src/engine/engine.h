@@ -240,6 +240,11 @@ unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
    engine_ctx_free, so this is also the most it held (--stats).  */
 size_t engine_buffer_bytes (struct engine_ctx const *ctx);
 
+/* Whether the first SIZE bytes of the file open as FD are all in the
+   page cache already (false when it cannot tell: reading them would
+   not be wasted).  */
+bool engine_all_cached (int fd, off_t size);
+
 /* Copy the file open as SRC_FD (read from its start when it is a regular
    file, from its current position when it is a stream) to DST_FD, which
    the caller opened for writing and truncated (or created).  Both stay

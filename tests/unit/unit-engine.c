@@ -836,6 +836,24 @@ END_TEST
 /* ---- sparse files ---- */
 
 /* Holes at the start, in the middle and at the end.  */
+/* engine_all_cached counts whole pages: a file of 2009 bytes (less than
+   a page) or of 3 pages and a bit, just written, is all cached; once
+   flushed and dropped from the cache, it is not.  */
+START_TEST (test_all_cached)
+{
+  static off_t const sizes[] = { 2009, 3 * 4096 + 17 };
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    {
+      int fd = source_file (sizes[i]);
+      ck_assert (engine_all_cached (fd, sizes[i]));
+      ck_assert_int_eq (fdatasync (fd), 0);
+      ck_assert_int_eq (posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+      ck_assert (!engine_all_cached (fd, sizes[i]));
+      close (fd);
+    }
+}
+END_TEST
+
 START_TEST (test_sparse_holes_kept)
 {
   off_t const size = 40 * BUF;
@@ -1840,6 +1858,7 @@ main (void)
   tcase_add_loop_test (tc, test_direct_sizes, 0, 14);
   tcase_add_loop_test (tc, test_direct_fallback, 0, 4);
   tcase_add_test (tc, test_auto_decisions);
+  tcase_add_test (tc, test_all_cached);
   suite_add_tcase (s, tc);
 
   tc = tcase_create ("debug words");
