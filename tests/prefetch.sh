@@ -21,7 +21,10 @@
 #     inodes left), nor from an overlay on FUSE;
 #   - with few descriptors (ulimit -n) the copy still succeeds, identical;
 #   - the copy is the same when the files change after they were warmed
-#     (they are read again by the copy: the cache is the file).
+#     (they are read again by the copy: the cache is the file);
+#   - files already cached are not warmed, and a listing whose first few
+#     files are all cached is left alone (a cached tree would pay for
+#     nothing), while one cached only in part is still warmed.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/mounts-lib.sh"
 need_fuse
@@ -55,8 +58,11 @@ find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
 
 # Each write of the copy (the main thread's) held 20 ms: the warming
 # thread, slowed by strace (and ASan), must be ahead for the counts below
-# to mean anything, whatever the machine's load.
-slow_writes="-e inject=pwrite64:delay_exit=20000"
+# to mean anything, whatever the machine's load.  Each read held 20 ms
+# before it starts, too: a thread that fell behind and looks at the file
+# the copy is about to read must not find it cached by that read (which
+# would count towards leaving the directory alone).
+slow_writes="-e inject=pwrite64:delay_exit=20000 -e inject=pread64:delay_enter=20000"
 
 # traced OUT ARGS...: cp8M ARGS under strace, caches dropped first (the
 # kernel skips what is cached), the trace in OUT; MAIN: the main
@@ -64,7 +70,7 @@ slow_writes="-e inject=pwrite64:delay_exit=20000"
 traced () {
   _out=$1
   shift
-  drop_caches
+  [ -n "${keep_cache:-}" ] || drop_caches
   # shellcheck disable=SC2086
   trace -f -o "$_out" -e trace=open,openat,fadvise64 $slow_writes cp8M "$@" ||
     fail "cp8M $* failed"
@@ -83,8 +89,10 @@ traced trace.a -a tree ours
 same_copy gnu ours
 n=$(warmed trace.a)
 # Every small file but the first of each directory (the window starts
-# past the entry being copied) and the empty one.
-[ "$n" -ge 15 ] || { cat trace.a >&2; fail "-a: $n small files warmed, not 15 or more"; }
+# past the entry being copied) and the empty one: 19.  On a loaded
+# machine the thread starts late and misses the first few of a
+# directory, so 12 or more.
+[ "$n" -ge 12 ] || { cat trace.a >&2; fail "-a: $n small files warmed, not 12 or more"; }
 grep 'POSIX_FADV_WILLNEED' trace.a | grep -q "^$main " &&
   fail "the main thread warmed files itself"
 grep "^$main " trace.a | grep 'O_PATH' | grep -qv O_DIRECTORY &&
@@ -96,9 +104,12 @@ note "-a: $n files warmed ahead, by a thread of their own"
 #    big file only with O_PATH.
 grep -E '"(fifo|null|lnk)"' trace.a | grep -v "^$main " &&
   fail "the warming thread opened a FIFO, a device or a symbolic link"
-opens_read=$(grep -v "^$main " trace.a | grep -c '/proc/self/fd/.*O_RDONLY')
-[ "$opens_read" -eq "$n" ] ||
-  fail "$opens_read files opened to read ahead, $n warmed: a big one too?"
+# The thread's open to read comes right after its O_PATH open of the same
+# file: never after the big one's.
+grep -v "^$main " trace.a | grep -v resumed | awk '
+  /O_PATH/ { big = /"big"/; next }
+  /\/proc\/self\/fd\// && big { bad = 1 }
+  END { exit bad }' || fail "the big file was opened to read ahead"
 grep -q "$((2 * M)), POSIX_FADV_WILLNEED" trace.a && fail "the big file was warmed"
 grep -v "^$main " trace.a | grep '"big"' | grep -q O_PATH ||
   fail "the big file was not even looked at (the test lost its point)"
@@ -133,7 +144,7 @@ for lim in 12 40 200; do
     fail "cp8M -a under ulimit -n $lim failed: $(cat err)"
   same_copy gnu ours
 done
-[ "$(warmed trace.lim)" -ge 15 ] || fail "ulimit -n 200: not warmed (the test lost its point)"
+[ "$(warmed trace.lim)" -ge 12 ] || fail "ulimit -n 200: not warmed (the test lost its point)"
 note "ulimit -n 12, 40, 200: same as GNU cp, warmed at 200"
 
 # 5. Not what the engine copies with direct I/O: with 256 KiB buffers,
@@ -200,4 +211,41 @@ while [ $i -lt 8 ]; do
   i=$((i + 1))
 done
 note "files rewritten after warming: copied as rewritten"
+
+# 9. A cached source: nothing warmed, and the thread gives up on each
+#    listing after 4 cached files (it looks at the files with cachestat,
+#    through the same /proc open it warms them with).  Then a listing
+#    cached in part (every other file in the walk's order, by inode, so
+#    that never 4 in a row): the files not cached are warmed, those
+#    cached are not (each file has a size of its own).
+mkdir cached || exit 99
+i=0
+while [ $i -lt 30 ]; do random_file "cached/c$i" $((i * 1000 + 9)); i=$((i + 1)); done
+sync
+cat cached/* >/dev/null
+keep_cache=1
+rm -rf ours
+traced trace.cached -r cached ours
+[ "$(warmed trace.cached)" -eq 0 ] || fail "cached files warmed"
+looked=$(grep -v "^$main " trace.cached | grep -c '/proc/self/fd/.*O_RDONLY')
+[ "$looked" -le 5 ] || fail "a cached listing: $looked files looked at, not 4 (or 5)"
+[ "$looked" -ge 4 ] || fail "a cached listing: $looked files looked at (the test lost its point)"
+cmp cached/c29 ours/c29 || fail "cached: wrong copy"
+keep_cache=
+drop_caches
+(cd cached && ls -i | sort -n | awk 'NR % 2 { print $2 }') >incache
+(cd cached && xargs cat) <incache >/dev/null
+keep_cache=1
+rm -rf ours
+traced trace.half -r cached ours
+keep_cache=
+half=$(warmed trace.half)
+[ "$half" -ge 10 ] ||
+  { cat trace.half >&2; fail "half cached: $half files warmed, not 10 or more of 15 uncached"; }
+while read -r f; do
+  grep -q ", $(stat -c %s "cached/$f"), POSIX_FADV_WILLNEED" trace.half &&
+    fail "half cached: $f, cached, was warmed"
+done <incache
+diff -r cached ours || fail "half cached: wrong copy"
+note "cached: $looked looked at and none warmed; half cached: $half of 15 warmed"
 exit 0

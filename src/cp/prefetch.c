@@ -12,6 +12,11 @@
    fails is skipped: the copy reads the file itself, as it would without
    this.
 
+   A file whose data is all in the cache already is not warmed, and after
+   PREFETCH_CACHED_RUN of them in a row the listing is left alone: a
+   cached tree would otherwise pay a thread's syscalls and wake-ups per
+   file for nothing.
+
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
@@ -30,6 +35,7 @@
 # include <sys/vfs.h>
 #endif
 
+#include "engine/engine.h"
 #include "scan.h"
 
 /* The queue holds no more than the walk puts in at once.  */
@@ -38,10 +44,14 @@ enum { RING = PREFETCH_WINDOW };
 /* Little stack: no recursion, one path buffer.  */
 enum { PREFETCH_STACK = 64 * 1024 };
 
+/* Files found cached in a row before the listing is left alone.  */
+enum { PREFETCH_CACHED_RUN = 4 };
+
 struct job
 {
   char *name;
   size_t index;
+  unsigned long listing;
 };
 
 struct prefetch
@@ -56,6 +66,7 @@ struct prefetch
   struct job ring[RING];
   unsigned int head, count;
   unsigned long listing;   /* whose names are queued */
+  unsigned int cached_run; /* its files found cached in a row */
   int dirfd;               /* the listing's directory (a duplicate), or -1
                               when the listing is not followed */
   int busy_fd;             /* the directory the thread looks in now, or -1 */
@@ -96,13 +107,15 @@ static unsigned long const cached_types[] = {
   0x6969,       /* nfs */
 };
 
-/* Ask for the data of NAME in DIRFD if it is a small regular file.  */
-static void
+/* Ask for the data of NAME in DIRFD if it is a small regular file.
+   Return true if it needed none: all its data is cached already.  */
+static bool
 warm (struct prefetch const *p, int dirfd, char const *name)
 {
+  bool cached = false;
   int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return;
+    return false;
   struct stat st;
   if (fd < p->fd_limit && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
       && st.st_size > 0 && st.st_size <= p->max_size)
@@ -113,11 +126,18 @@ warm (struct prefetch const *p, int dirfd, char const *name)
       if (rfd >= 0)
         {
           if (rfd < p->fd_limit)
-            posix_fadvise (rfd, 0, st.st_size, POSIX_FADV_WILLNEED);
+            {
+              /* Looked at before the advice, which puts pages in the
+                 cache at once, to be read.  */
+              cached = engine_all_cached (rfd, st.st_size);
+              if (!cached)
+                posix_fadvise (rfd, 0, st.st_size, POSIX_FADV_WILLNEED);
+            }
           close (rfd);
         }
     }
   close (fd);
+  return cached;
 }
 
 /* Are reads in DIRFD's file system served from the page cache?  */
@@ -135,10 +155,24 @@ uses_cache (int dirfd)
 
 #else   /* never called: prefetch_new made nothing */
 
-static void warm (struct prefetch const *p, int dirfd, char const *name) { }
+static bool warm (struct prefetch const *p, int dirfd, char const *name)
+{ return false; }
 static bool uses_cache (int dirfd) { return false; }
 
 #endif
+
+/* Drop the queued entries up to index AT (all of them with SIZE_MAX).
+   P is locked.  */
+static void
+drop_upto (struct prefetch *p, size_t at)
+{
+  while (p->count > 0 && (at == SIZE_MAX || p->ring[p->head].index <= at))
+    {
+      free (p->ring[p->head].name);
+      p->head = (p->head + 1) % RING;
+      p->count--;
+    }
+}
 
 static void *
 prefetch_main (void *arg)
@@ -156,10 +190,17 @@ prefetch_main (void *arg)
       p->count--;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
-      warm (p, dirfd, j.name);
+      bool cached = warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);
       p->busy_fd = -1;
+      /* A job of a listing the walk has left says nothing of this one.  */
+      if (j.listing == p->listing)
+        {
+          p->cached_run = cached ? p->cached_run + 1 : 0;
+          if (p->cached_run >= PREFETCH_CACHED_RUN)
+            drop_upto (p, SIZE_MAX);
+        }
       if (p->close_after >= 0)
         {
           close (p->close_after);
@@ -168,19 +209,6 @@ prefetch_main (void *arg)
     }
   pthread_mutex_unlock (&p->lock);
   return NULL;
-}
-
-/* Drop the queued entries up to index AT (all of them with SIZE_MAX).
-   P is locked.  */
-static void
-drop_upto (struct prefetch *p, size_t at)
-{
-  while (p->count > 0 && (at == SIZE_MAX || p->ring[p->head].index <= at))
-    {
-      free (p->ring[p->head].name);
-      p->head = (p->head + 1) % RING;
-      p->count--;
-    }
 }
 
 /* Give up the listing's directory: closed now, or by the thread when it
@@ -228,6 +256,7 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
       drop_upto (p, SIZE_MAX);
       release_dir (p);
       p->listing = listing;
+      p->cached_run = 0;
       int fd = uses_cache (dirfd) ? fcntl (dirfd, F_DUPFD_CLOEXEC, 0) : -1;
       if (fd >= p->fd_limit)
         {
@@ -246,7 +275,8 @@ prefetch_add (struct prefetch *p, char const *name, size_t index)
 {
   bool queued = false;
   pthread_mutex_lock (&p->lock);
-  if (p->dirfd >= 0 && p->count < RING && !p->stop)
+  if (p->dirfd >= 0 && p->count < RING && !p->stop
+      && p->cached_run < PREFETCH_CACHED_RUN)
     {
       if (!p->started)
         {
@@ -257,7 +287,8 @@ prefetch_add (struct prefetch *p, char const *name, size_t index)
       char *copy = p->started ? strdup (name) : NULL;
       if (copy)
         {
-          p->ring[(p->head + p->count) % RING] = (struct job) { copy, index };
+          p->ring[(p->head + p->count) % RING]
+            = (struct job) { copy, index, p->listing };
           p->count++;
           pthread_cond_signal (&p->wake);
           queued = true;

@@ -44,7 +44,8 @@ void prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
 /* Queue entry INDEX (past the last AT) of the current listing, named
    NAME, relative to its directory.  Return false when the queue is full
    or P does not follow the listing (no descriptor for it, a file system
-   whose reads may skip the cache, no thread).  */
+   whose reads may skip the cache, its files found cached already, no
+   thread).  */
 bool prefetch_add (struct prefetch *p, char const *name, size_t index);
 
 #endif
