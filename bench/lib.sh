@@ -10,6 +10,9 @@ cached_kib () {
 # say so.
 drop_caches () {
   sync
+  # BENCH_SETTLE seconds for the host to finish writing what the last run
+  # left it (the guest's sync does not wait for that).
+  [ "${BENCH_SETTLE:-0}" = 0 ] || sleep "$BENCH_SETTLE"
   if ! echo 3 2>/dev/null >/proc/sys/vm/drop_caches; then
     [ -n "${warned_drop:-}" ] ||
       echo "note: cannot drop the page cache (not root): runs are warm" >&2
