@@ -13,9 +13,11 @@
    this.
 
    A file whose data is all in the cache already is not warmed, and after
-   PREFETCH_CACHED_RUN of them in a row the listing is left alone: a
-   cached tree would otherwise pay a thread's syscalls and wake-ups per
-   file for nothing.
+   PREFETCH_CACHED_RUN of them in a row the listing is left alone (until
+   the walk comes back to it from a subdirectory): a cached tree would
+   otherwise pay a thread's syscalls and wake-ups per file for nothing.
+   Only files looked at before the walk reached them count: one the copy
+   may have read already says nothing of the others.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -47,6 +49,10 @@ enum { PREFETCH_STACK = 64 * 1024 };
 /* Files found cached in a row before the listing is left alone.  */
 enum { PREFETCH_CACHED_RUN = 4 };
 
+/* What the thread did with a name: warmed it, found it all cached, or
+   neither (not a small regular file, gone, no descriptor).  */
+enum looked { WARMED, CACHED, SKIPPED };
+
 struct job
 {
   char *name;
@@ -66,6 +72,7 @@ struct prefetch
   struct job ring[RING];
   unsigned int head, count;
   unsigned long listing;   /* whose names are queued */
+  size_t at;               /* the entry of it the walk is at */
   unsigned int cached_run; /* its files found cached in a row */
   int dirfd;               /* the listing's directory (a duplicate), or -1
                               when the listing is not followed */
@@ -107,15 +114,15 @@ static unsigned long const cached_types[] = {
   0x6969,       /* nfs */
 };
 
-/* Ask for the data of NAME in DIRFD if it is a small regular file.
-   Return true if it needed none: all its data is cached already.  */
-static bool
+/* Ask for the data of NAME in DIRFD if it is a small regular file, and
+   say what became of it.  */
+static enum looked
 warm (struct prefetch const *p, int dirfd, char const *name)
 {
-  bool cached = false;
+  enum looked r = SKIPPED;
   int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return false;
+    return SKIPPED;
   struct stat st;
   if (fd < p->fd_limit && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
       && st.st_size > 0 && st.st_size <= p->max_size)
@@ -129,15 +136,15 @@ warm (struct prefetch const *p, int dirfd, char const *name)
             {
               /* Looked at before the advice, which puts pages in the
                  cache at once, to be read.  */
-              cached = engine_all_cached (rfd, st.st_size);
-              if (!cached)
+              r = engine_all_cached (rfd, st.st_size) ? CACHED : WARMED;
+              if (r == WARMED)
                 posix_fadvise (rfd, 0, st.st_size, POSIX_FADV_WILLNEED);
             }
           close (rfd);
         }
     }
   close (fd);
-  return cached;
+  return r;
 }
 
 /* Are reads in DIRFD's file system served from the page cache?  */
@@ -155,8 +162,9 @@ uses_cache (int dirfd)
 
 #else   /* never called: prefetch_new made nothing */
 
-static bool warm (struct prefetch const *p, int dirfd, char const *name)
-{ return false; }
+static enum looked warm (struct prefetch const *p, int dirfd,
+                         char const *name)
+{ return SKIPPED; }
 static bool uses_cache (int dirfd) { return false; }
 
 #endif
@@ -190,14 +198,15 @@ prefetch_main (void *arg)
       p->count--;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
-      bool cached = warm (p, dirfd, j.name);
+      enum looked r = warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);
       p->busy_fd = -1;
-      /* A job of a listing the walk has left says nothing of this one.  */
-      if (j.listing == p->listing)
+      /* Counted only for the listing the walk is in, and for a file it
+         has not reached yet: the copy has not read it.  */
+      if (r != SKIPPED && j.listing == p->listing && j.index > p->at)
         {
-          p->cached_run = cached ? p->cached_run + 1 : 0;
+          p->cached_run = r == CACHED ? p->cached_run + 1 : 0;
           if (p->cached_run >= PREFETCH_CACHED_RUN)
             drop_upto (p, SIZE_MAX);
         }
@@ -267,6 +276,7 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
     }
   else
     drop_upto (p, at);
+  p->at = at;
   pthread_mutex_unlock (&p->lock);
 }
 

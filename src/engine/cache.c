@@ -64,6 +64,19 @@ by_mincore (int fd, off_t size, long page)
 }
 
 double
+cache_stat_fraction (int fd, off_t size)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  if (size <= 0 || page <= 0)
+    return -1;
+#ifdef __linux__
+  return by_cachestat (fd, size, page);
+#else
+  return -1;
+#endif
+}
+
+double
 cache_resident_fraction (int fd, off_t size)
 {
   long page = sysconf (_SC_PAGESIZE);

@@ -13,4 +13,9 @@
    Return a negative value when neither can tell.  */
 double cache_resident_fraction (int fd, off_t size);
 
+/* The same from cachestat(2) alone, which only looks: no mapping, so no
+   access time moves.  Negative when it cannot tell (no cachestat, or a
+   file the kernel will not report on).  */
+double cache_stat_fraction (int fd, off_t size);
+
 #endif

@@ -122,7 +122,9 @@ engine_buffer_allocations (struct engine_ctx const *ctx)
 bool
 engine_all_cached (int fd, off_t size)
 {
-  return cache_resident_fraction (fd, size) >= 1;
+  /* Not mincore: mapping the file would move its access time, which the
+     caller (looking ahead of a copy with -p) must not.  */
+  return cache_stat_fraction (fd, size) >= 1;
 }
 
 size_t

@@ -241,8 +241,9 @@ unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
 size_t engine_buffer_bytes (struct engine_ctx const *ctx);
 
 /* Whether the first SIZE bytes of the file open as FD are all in the
-   page cache already (false when it cannot tell: reading them would
-   not be wasted).  */
+   page cache already, by cachestat(2), which moves no access time
+   (false when it cannot tell: before Linux 6.5, or for a file the
+   kernel will not report on).  */
 bool engine_all_cached (int fd, off_t size);
 
 /* Copy the file open as SRC_FD (read from its start when it is a regular

@@ -22,9 +22,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine/cache.h"
 #include "engine/dio.h"
 #include "engine/engine.h"
 #include "engine/pipeline.h"
@@ -833,27 +835,36 @@ START_TEST (test_auto_decisions)
 }
 END_TEST
 
-/* ---- sparse files ---- */
-
-/* Holes at the start, in the middle and at the end.  */
 /* engine_all_cached counts whole pages: a file of 2009 bytes (less than
    a page) or of 3 pages and a bit, just written, is all cached; once
-   flushed and dropped from the cache, it is not.  */
+   flushed and dropped from the cache, it is not (where the file system
+   drops it: not tmpfs or an overlay).  Without cachestat it cannot tell,
+   and says no.  */
 START_TEST (test_all_cached)
 {
   static off_t const sizes[] = { 2009, 3 * 4096 + 17 };
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
     {
       int fd = source_file (sizes[i]);
-      ck_assert (engine_all_cached (fd, sizes[i]));
-      ck_assert_int_eq (fdatasync (fd), 0);
-      ck_assert_int_eq (posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED), 0);
-      ck_assert (!engine_all_cached (fd, sizes[i]));
+      bool can_tell = cache_stat_fraction (fd, sizes[i]) >= 0;
+      ck_assert (engine_all_cached (fd, sizes[i]) == can_tell);
+      struct statfs fs;
+      ck_assert_int_eq (fstatfs (fd, &fs), 0);
+      if (fs.f_type != 0x01021994 && fs.f_type != 0x794c7630)
+        {
+          ck_assert_int_eq (fdatasync (fd), 0);
+          ck_assert_int_eq (posix_fadvise (fd, 0, 0, POSIX_FADV_DONTNEED),
+                            0);
+          ck_assert (!engine_all_cached (fd, sizes[i]));
+        }
       close (fd);
     }
 }
 END_TEST
 
+/* ---- sparse files ---- */
+
+/* Holes at the start, in the middle and at the end.  */
 START_TEST (test_sparse_holes_kept)
 {
   off_t const size = 40 * BUF;
