@@ -213,7 +213,7 @@ done
 note "files rewritten after warming: copied as rewritten"
 
 # 9. A cached source: nothing warmed, and the thread gives up on each
-#    listing after 4 cached files (it looks at the files with cachestat,
+#    listing after 4 cached files in a row (it looks with cachestat,
 #    through the same /proc open it warms them with).  Then a listing
 #    cached in part (every other file in the walk's order, by inode, so
 #    that never 4 in a row): the files not cached are warmed, those
@@ -228,7 +228,10 @@ rm -rf ours
 traced trace.cached -r cached ours
 [ "$(warmed trace.cached)" -eq 0 ] || fail "cached files warmed"
 looked=$(grep -v "^$main " trace.cached | grep -c '/proc/self/fd/.*O_RDONLY')
-[ "$looked" -le 5 ] || fail "a cached listing: $looked files looked at, not 4 (or 5)"
+# 4, and a few more where the thread fell behind the copy (a file looked
+# at once the copy reached it does not count): not the 29 it would go
+# through if it never gave up.
+[ "$looked" -le 10 ] || fail "a cached listing: $looked files looked at, not 4 to 10"
 [ "$looked" -ge 4 ] || fail "a cached listing: $looked files looked at (the test lost its point)"
 diff -r cached ours || fail "cached: wrong copy"
 keep_cache=

@@ -79,13 +79,7 @@ cache_stat_fraction (int fd, off_t size)
 double
 cache_resident_fraction (int fd, off_t size)
 {
+  double f = cache_stat_fraction (fd, size);
   long page = sysconf (_SC_PAGESIZE);
-  if (size <= 0 || page <= 0)
-    return -1;
-#ifdef __linux__
-  double f = by_cachestat (fd, size, page);
-  if (f >= 0)
-    return f;
-#endif
-  return by_mincore (fd, size, page);
+  return f >= 0 || size <= 0 || page <= 0 ? f : by_mincore (fd, size, page);
 }
