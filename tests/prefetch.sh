@@ -237,7 +237,7 @@ keep_cache=1
 rm -rf ours
 traced trace.cached -r cached ours
 [ "$(warmed trace.cached)" -eq 0 ] || fail "cached files warmed"
-looked=$(grep -v "^$main " trace.cached | grep -c '/proc/self/fd/.*O_RDONLY')
+looked=$(looked trace.cached)
 # 4, and more where the thread fell behind the copy (a file looked at
 # once the copy reached it does not count; 9 under make -j3): not the
 # 28 or 29 it goes through if it never gives up.
