@@ -261,7 +261,8 @@ main (int argc, char **argv)
       if (o.request.direct != ENGINE_DIRECT_NEVER
           && (off_t) engine_buffer_size (eng) <= max)
         max = engine_buffer_size (eng) - 1;
-      c.prefetch = prefetch_new (c.ahead_fd_limit, max);
+      c.prefetch = prefetch_new (c.ahead_fd_limit, max,
+                                  o.prefetch_lockstep);
     }
   dirfds_stack_init (&c, &c);
   if (o.sync)

@@ -532,6 +532,8 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   o->preserve_context = false;
 
   o->open_dangling_dest_symlink = getenv ("POSIXLY_CORRECT") != NULL;
+  char const *lockstep = getenv ("CP8M_PREFETCH_LOCKSTEP");
+  o->prefetch_lockstep = lockstep && *lockstep;
   o->chown_privileges = geteuid () == 0;
   o->umask = umask (0);
   umask (o->umask);

@@ -102,6 +102,9 @@ struct cp8m_options
   bool keep_directory_symlink;
   /* POSIXLY_CORRECT: a dangling destination symlink is written through.  */
   bool open_dangling_dest_symlink;
+  /* CP8M_PREFETCH_LOCKSTEP set and not empty, for the tests only: the
+     walk waits for the thread that warms small files (prefetch.h).  */
+  bool prefetch_lockstep;
 
   /* Whether this process may give files away (root): then a failure to
      preserve ownership is an error rather than expected.  */

@@ -64,9 +64,12 @@ struct prefetch
 {
   pthread_mutex_t lock;
   pthread_cond_t wake;
+  pthread_cond_t idle;     /* the queue is done (lockstep only) */
   pthread_t thread;
   bool started;            /* the thread runs */
   bool stop;               /* it must end (or none could be made) */
+  bool lockstep;           /* the walk waits for the queue (prefetch_new) */
+  bool working;            /* the thread has a job out of the queue */
   int fd_limit;            /* descriptors at or above it go unused */
   off_t max_size;          /* files larger are not warmed */
   struct job ring[RING];
@@ -81,7 +84,7 @@ struct prefetch
 };
 
 struct prefetch *
-prefetch_new (int fd_limit, off_t max_size)
+prefetch_new (int fd_limit, off_t max_size, bool lockstep)
 {
 #if !defined __linux__ || !defined O_PATH
   /* It looks with O_PATH and opens through /proc.  */
@@ -92,6 +95,8 @@ prefetch_new (int fd_limit, off_t max_size)
     return NULL;
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->wake, NULL);
+  pthread_cond_init (&p->idle, NULL);
+  p->lockstep = lockstep;
   p->fd_limit = fd_limit;
   p->max_size = max_size;
   p->dirfd = p->busy_fd = p->close_after = -1;
@@ -196,12 +201,14 @@ prefetch_main (void *arg)
       struct job j = p->ring[p->head];
       p->head = (p->head + 1) % RING;
       p->count--;
+      p->working = true;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
       enum looked r = warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);
       p->busy_fd = -1;
+      p->working = false;
       /* Counted only for the listing the walk is in, and for a file it
          has not reached yet: the copy has not read it.  */
       if (r != SKIPPED && j.listing == p->listing && j.index > p->at)
@@ -215,6 +222,8 @@ prefetch_main (void *arg)
           close (p->close_after);
           p->close_after = -1;
         }
+      if (p->count == 0)
+        pthread_cond_signal (&p->idle);
     }
   pthread_mutex_unlock (&p->lock);
   return NULL;
@@ -251,6 +260,7 @@ prefetch_free (struct prefetch *p)
   if (p->dirfd >= 0)
     close (p->dirfd);
   pthread_cond_destroy (&p->wake);
+  pthread_cond_destroy (&p->idle);
   pthread_mutex_destroy (&p->lock);
   free (p);
 }
@@ -260,6 +270,11 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
              size_t at)
 {
   pthread_mutex_lock (&p->lock);
+  /* The tests' lockstep: the thread has looked at all it was given
+     before the walk moves on.  */
+  while (p->lockstep && p->started && !p->stop
+         && (p->count > 0 || p->working))
+    pthread_cond_wait (&p->idle, &p->lock);
   if (listing != p->listing)
     {
       drop_upto (p, SIZE_MAX);

@@ -27,8 +27,11 @@ struct prefetch;
    started yet, or NULL if none can be made (out of memory, not Linux):
    the walk then goes on without one.  It keeps no descriptor numbered
    FD_LIMIT or above (the copy's own need them): one it gets so is closed
-   at once, unused.  */
-struct prefetch *prefetch_new (int fd_limit, off_t max_size);
+   at once, unused.  With LOCKSTEP (the tests' CP8M_PREFETCH_LOCKSTEP),
+   the walk waits at each entry until the thread has looked at every
+   file queued: what the thread does then depends on the files alone,
+   not on which of the two threads the machine's load favours.  */
+struct prefetch *prefetch_new (int fd_limit, off_t max_size, bool lockstep);
 
 /* Stop P's thread (a file under way ends first), close what it holds and
    free it.  P may be NULL.  */
