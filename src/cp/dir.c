@@ -113,6 +113,7 @@ prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
     if (names[*queued].type == DT_REG
         && !prefetch_add (p, names[*queued].name, *queued))
       break;
+  prefetch_settle (p);
 }
 
 /* Copy the entries of the directory level SELF (source SRC) into its

@@ -222,7 +222,7 @@ prefetch_main (void *arg)
           close (p->close_after);
           p->close_after = -1;
         }
-      if (p->count == 0)
+      if (p->lockstep && p->count == 0)
         pthread_cond_signal (&p->idle);
     }
   pthread_mutex_unlock (&p->lock);
@@ -270,11 +270,6 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
              size_t at)
 {
   pthread_mutex_lock (&p->lock);
-  /* The tests' lockstep: the thread has looked at all it was given
-     before the walk moves on.  */
-  while (p->lockstep && p->started && !p->stop
-         && (p->count > 0 || p->working))
-    pthread_cond_wait (&p->idle, &p->lock);
   if (listing != p->listing)
     {
       drop_upto (p, SIZE_MAX);
@@ -292,6 +287,17 @@ prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
   else
     drop_upto (p, at);
   p->at = at;
+  pthread_mutex_unlock (&p->lock);
+}
+
+void
+prefetch_settle (struct prefetch *p)
+{
+  if (!p->lockstep)
+    return;
+  pthread_mutex_lock (&p->lock);
+  while (p->started && !p->stop && (p->count > 0 || p->working))
+    pthread_cond_wait (&p->idle, &p->lock);
   pthread_mutex_unlock (&p->lock);
 }
 

@@ -27,10 +27,8 @@ struct prefetch;
    started yet, or NULL if none can be made (out of memory, not Linux):
    the walk then goes on without one.  It keeps no descriptor numbered
    FD_LIMIT or above (the copy's own need them): one it gets so is closed
-   at once, unused.  With LOCKSTEP (the tests' CP8M_PREFETCH_LOCKSTEP),
-   the walk waits at each entry until the thread has looked at every
-   file queued: what the thread does then depends on the files alone,
-   not on which of the two threads the machine's load favours.  */
+   at once, unused.  LOCKSTEP (the tests' CP8M_PREFETCH_LOCKSTEP) makes
+   prefetch_settle wait.  */
 struct prefetch *prefetch_new (int fd_limit, off_t max_size, bool lockstep);
 
 /* Stop P's thread (a file under way ends first), close what it holds and
@@ -50,5 +48,12 @@ void prefetch_at (struct prefetch *p, unsigned long listing, int dirfd,
    whose reads may skip the cache, its files found cached already, no
    thread).  */
 bool prefetch_add (struct prefetch *p, char const *name, size_t index);
+
+/* With LOCKSTEP, wait until P's thread has looked at every file queued;
+   otherwise return at once.  The walk calls it once it has queued files,
+   before it copies anything more: what the thread does then depends on
+   the files alone, not on which of the two threads the machine's load
+   lets run first, which the tests need.  */
+void prefetch_settle (struct prefetch *p);
 
 #endif
