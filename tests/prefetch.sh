@@ -56,10 +56,10 @@ while [ $i -lt 10 ]; do random_file "tree/sub/t$i" $((i * 5000 + 7)); i=$((i + 1
 : >tree/empty
 find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
 
-# The walk waits at each entry until the warming thread has looked at
-# all it queued (a hook for the tests, prefetch.h): what it warms then
-# depends on the files, not on which thread the machine's load (or
-# strace, or ASan) favours, so the counts below are exact.  One copy
+# Once the walk has queued files it waits until the warming thread has
+# looked at all of them (a hook for the tests, prefetch.h): what it
+# warms then depends on the files, not on which thread the machine's
+# load (or strace, or ASan) favours, so the counts below are exact.  One copy
 # (section 1) runs without it.
 CP8M_PREFETCH_LOCKSTEP=1
 export CP8M_PREFETCH_LOCKSTEP
