@@ -69,7 +69,6 @@ struct prefetch
   bool started;            /* the thread runs */
   bool stop;               /* it must end (or none could be made) */
   bool lockstep;           /* the walk waits for the queue (prefetch_new) */
-  bool working;            /* the thread has a job out of the queue */
   int fd_limit;            /* descriptors at or above it go unused */
   off_t max_size;          /* files larger are not warmed */
   struct job ring[RING];
@@ -79,7 +78,9 @@ struct prefetch
   unsigned int cached_run; /* its files found cached in a row */
   int dirfd;               /* the listing's directory (a duplicate), or -1
                               when the listing is not followed */
-  int busy_fd;             /* the directory the thread looks in now, or -1 */
+  int busy_fd;             /* the directory the thread looks in now, or -1
+                              (never -1 with a job under way: names are
+                              queued only while there is a directory) */
   int close_after;         /* to close once the thread is done with it */
 };
 
@@ -201,14 +202,12 @@ prefetch_main (void *arg)
       struct job j = p->ring[p->head];
       p->head = (p->head + 1) % RING;
       p->count--;
-      p->working = true;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
       enum looked r = warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);
       p->busy_fd = -1;
-      p->working = false;
       /* Counted only for the listing the walk is in, and for a file it
          has not reached yet: the copy has not read it.  */
       if (r != SKIPPED && j.listing == p->listing && j.index > p->at)
@@ -296,7 +295,7 @@ prefetch_settle (struct prefetch *p)
   if (!p->lockstep)
     return;
   pthread_mutex_lock (&p->lock);
-  while (p->started && !p->stop && (p->count > 0 || p->working))
+  while (p->started && !p->stop && (p->count > 0 || p->busy_fd >= 0))
     pthread_cond_wait (&p->idle, &p->lock);
   pthread_mutex_unlock (&p->lock);
 }
