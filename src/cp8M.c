@@ -37,6 +37,7 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
+#include "cp/predest.h"
 #include "cp/sync.h"
 #include "cp/stats.h"
 #include "cp/progress.h"
@@ -264,6 +265,11 @@ main (int argc, char **argv)
       c.prefetch = prefetch_new (c.ahead_fd_limit, max,
                                   o.prefetch_lockstep);
     }
+  /* Only where the engine reads ahead for the copies (regular.c).  */
+  struct predest early;
+  predest_init (&early);
+  if (!o.attributes_only && !o.hard_link && !o.symbolic_link)
+    c.predest = &early;
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();
@@ -312,6 +318,7 @@ main (int argc, char **argv)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));
   prefetch_free (c.prefetch);
+  predest_free (&early);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -62,9 +62,10 @@ diff -r "$m_discard/tree" gnu >/dev/null ||
 rm -rf "$m_discard"/* gnu
 
 # in_order SRC...: copied onto the discard mount (direct, so that the
-# later files of a tree are read ahead whatever the cache holds), the
-# writes of each file preallocated past its end go one at a time, in
-# file order: a write that lands before those below it are written
+# later files of a tree are read ahead, and written ahead, whatever the
+# cache holds), the writes of each file preallocated past its end go one
+# at a time, in file order (those of two files may overlap: each file
+# has its own extents): a write that lands before those below it are written
 # splits the file's extents, and past four a block is added that is
 # freed and discarded when the file is done.  (Without the ordering,
 # all the chunks of a file are written at once, in any order.)  Every
@@ -73,6 +74,8 @@ rm -rf "$m_discard"/* gnu
 # 32 MiB is eight pieces.  The copies must match.
 # Each write must begin where the one before it, of the same file,
 # ended (by what it returned), and only once that one has returned.
+# Writes ahead go through a descriptor of their own, but strace -y names
+# the same unnamed file ("#inode").
 in_order () {
   mkdir "$m_discard/io" || fail "cannot make $m_discard/io"
   trace -f -y -s 0 -o trace.log -e trace=pwrite64,pwritev2 \
@@ -86,19 +89,22 @@ in_order () {
   done
   # strace -y names the file by its resolved path: match its tail only.
   _bad=$(awk -v dst="/discard/io/" '
-    function done(line) { sub(/.*= /, "", line); want[file] = off + line; busy = 0 }
+    function done(file, off, line) {
+      sub(/.*= /, "", line); want[file] = off + line; busy[file] = 0 }
     index($0, "pwrite") && index($0, dst) && !index($0, "resumed>") {
-      if (busy) { bad = "a write began while another was in flight: " $0; exit }
       file = substr($0, index($0, dst)); sub(/>.*/, "", file)
+      if (busy[file]) { bad = "a write began while another of its file was in flight: " $0; exit }
       line = $0; sub(/ <unfinished \.\.\.>$/, "", line); sub(/\) *= .*$/, "", line)
       n = split(line, f, ", ")
       off = f[n - (f[1] ~ /pwritev2/ ? 1 : 0)] + 0
       if (off != want[file] + 0) { bad = "write at " off ", want " want[file] + 0 ": " $0; exit }
       writes++
-      if (index($0, "<unfinished")) { busy = 1; pid = $1 } else done($0)
+      if (index($0, "<unfinished")) { busy[file] = 1; of[$1] = file; at[$1] = off }
+      else done(file, off, $0)
       next
     }
-    busy && $1 == pid && index($0, "pwrite") && index($0, "resumed>") { done($0) }
+    ($1 in of) && index($0, "pwrite") && index($0, "resumed>") {
+      done(of[$1], at[$1], $0); delete of[$1] }
     END {
       if (bad) print bad
       else if (writes < 8) print "only " writes + 0 " writes seen"

@@ -97,7 +97,9 @@ n=$(grep -c 'read ahead' debug.out)
 
 # 4. The next file changes at its first read, which is the read-ahead's:
 #    cut to 1234567 bytes, or grown by a file's contents.  GNU cp copies
-#    it as it is then; so must cp8M, without taking what it read before.
+#    it as it is then; so must cp8M, without taking what it read before,
+#    nor what it wrote ahead of it (b's destination is made early while
+#    a is copied: write-ahead.sh).
 if shim_usable; then
   random_file extra $((M + 12345))
   for change in "FAULTSHIM_TRUNCATE=1234567" "FAULTSHIM_APPEND=$PWD/extra"; do

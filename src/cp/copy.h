@@ -72,6 +72,8 @@ struct copy_ctx
                              leaving room for the copy's own */
   struct prefetch *prefetch;  /* warms small files ahead of the walk, or
                                  NULL (prefetch.h) */
+  struct predest *predest;    /* the next files' destinations made early,
+                                 or NULL (predest.h) */
   bool prefetch_useful;   /* the last regular file was small and copied
                              by reading it (not cloned, linked, skipped
                              or failed) */

@@ -240,14 +240,32 @@ dangling_symlink (struct loc const *loc)
          && fstatat (loc->dirfd, loc->rel, &st, 0) != 0 && errno == ENOENT;
 }
 
+int
+dest_tmpfile (struct loc const *loc, mode_t mode)
+{
+  char *dir = dir_part (loc->rel);
+  int fd = openat (loc->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  int err = errno;
+  free (dir);
+  errno = err;
+  return fd;
+}
+
 bool
 dest_create (struct dest *d, struct cp8m_options const *o,
-             struct loc const *loc, mode_t mode, bool stream,
+             struct loc const *loc, mode_t mode, bool stream, int early,
              bool *reported)
 {
   *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
   *reported = false;
   size_t len = strlen (loc->rel);
+  /* The file made early is for the usual case only.  */
+  if (early >= 0 && ((len > 0 && loc->rel[len - 1] == '/') || stream
+                     || (!loc->absent && dangling_symlink (loc))))
+    {
+      close (early);
+      early = -1;
+    }
   if (len > 0 && loc->rel[len - 1] == '/')
     {
       /* This open fails, and its error is the one GNU reports.  */
@@ -284,10 +302,14 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       return d->fd >= 0;
     }
 
-  char *dir = dir_part (loc->rel);
-  d->fd = openat (loc->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  if (early >= 0)
+    {
+      d->fd = early;
+      d->early = true;
+      return true;
+    }
+  d->fd = dest_tmpfile (loc, mode);
   int err = errno;
-  free (dir);
   if (d->fd < 0 && tmpfile_refused (err))
     {
       d->kind = DEST_TEMPNAME;

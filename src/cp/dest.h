@@ -62,6 +62,7 @@ struct dest
   enum dest_kind kind;
   char *temp;             /* DEST_TEMPNAME: the hidden name, relative to
                              LOC->dirfd */
+  bool early;             /* DEST_TMPFILE made early (predest.h) */
 };
 
 /* Install the handlers of SIGINT, SIGTERM and SIGHUP (once, from main).  */
@@ -69,13 +70,19 @@ void dest_install_signals (void);
 
 /* Create a new destination LOC with the permissions MODE (less the
    umask), hidden until dest_commit unless the source is a STREAM.
+   EARLY: an O_TMPFILE made for it already with MODE (predest.h), which
+   D takes (or closes, where a new file is not made that way), or -1.
    Return true with D->fd open for
    writing; false with *REPORTED false and errno set when the caller
    should report "cannot create regular file", or with *REPORTED true
    after reporting something else.  */
 bool dest_create (struct dest *d, struct cp8m_options const *o,
-                  struct loc const *loc, mode_t mode, bool stream,
+                  struct loc const *loc, mode_t mode, bool stream, int early,
                   bool *reported);
+
+/* An unnamed O_TMPFILE in LOC's directory with MODE (less the umask), as
+   dest_create makes one, or -1 with errno set.  */
+int dest_tmpfile (struct loc const *loc, mode_t mode);
 
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);

@@ -42,6 +42,7 @@
 
 #include "diag.h"
 #include "error.h"
+#include "predest.h"
 
 /* Descriptors a run needs besides the walk's and those open when it
    starts: a file's two descriptors and the engine's direct reopenings of
@@ -97,8 +98,9 @@ dirfds_ahead_files (unsigned int levels)
     return ENGINE_AHEAD_FILES;
   /* Three a file: the cp layer's, the engine's, and, for a moment, the
      engine's next one (it opens the files of a new queue before it
-     closes those of the old).  */
-  long n = (room - 2 * (long) levels) / 3;
+     closes those of the old); and two for each destination made early
+     (the cp layer's and the engine's direct one).  */
+  long n = (room - 2 * (long) levels - 2 * PREDEST_FILES) / 3;
   return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
 }
 

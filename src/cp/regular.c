@@ -16,6 +16,7 @@
 
 #include "dest.h"
 #include "diag.h"
+#include "predest.h"
 #include "progress.h"
 #include "error.h"
 #include "same-inode.h"
@@ -67,6 +68,23 @@ struct data_debug
   struct stat src_st;         /* the source when it was opened */
 };
 
+/* The permissions a new copy of a file of mode SRC_MODE is created with:
+   the source's, less those -p does not keep, plus the bit that lets
+   the owner set its attributes (*EXTRA, for open_and_copy to take away
+   at the end).  */
+static mode_t
+new_file_mode (struct cp8m_options const *o, mode_t src_mode, mode_t *extra)
+{
+  mode_t omitted = omitted_permissions (o, src_mode);
+  /* Linux lets only a writer set a file's user.* attributes, and the file
+     owner counts as one only when the mode says so: a new copy of a
+     read-only file is made writable by its owner until its attributes
+     are set, then given its mode (as GNU cp does).  Root needs none.  */
+  *extra = o->preserve_xattr && !o->chown_privileges
+           ? S_IWUSR & ~src_mode : 0;
+  return ((src_mode & 0777) & ~omitted) | *extra;
+}
+
 /* One of the walk's next files (NEXT, to be copied to DEST), for the
    engine to read ahead, or -1.  O_PATH: looking does not open a device
    (which may rewind a tape) or wait on a FIFO, should the name have
@@ -97,14 +115,35 @@ open_next_file (struct copy_ctx const *c, struct loc const *next,
   return fd;
 }
 
+/* The destination made early for the next file open as FD (O_PATH), to
+   be copied to DEST, or -1: only for a regular file of a buffer or more,
+   which the engine may write ahead (not with --verify, which hashes what
+   the copy itself writes, nor with --sparse=always, which makes holes of
+   what it would write as zeros).  */
+static int
+early_dest (struct copy_ctx *c, int fd, struct loc const *dest)
+{
+  struct cp8m_options const *o = c->o;
+  struct stat st;
+  mode_t extra;
+  if (!c->predest || o->verify
+      || o->request.sparse == ENGINE_SPARSE_ALWAYS
+      || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
+      || st.st_size < (off_t) engine_buffer_size (c->eng))
+    return -1;
+  return predest_make (c->predest, c, dest,
+                       &st, new_file_mode (o, st.st_mode, &extra));
+}
+
 /* Open the walk's next files (copy_ctx.next_files) into FDS for the
    engine to read ahead while this copy (of SIZE bytes, with REQ) runs,
-   and return how many.  Only after a file large enough to be copied
-   with I/Os in flight (small files must not pay an open more), and
-   when the engine will read ahead for this copy.  */
+   with the destinations made early for the first of them in DSTS, and
+   return how many.  Only after a file large enough to be copied with
+   I/Os in flight (small files must not pay an open more), and when the
+   engine will read ahead for this copy.  */
 static unsigned int
-open_next_files (struct copy_ctx const *c, off_t size,
-                 struct engine_request const *req, int *fds)
+open_next_files (struct copy_ctx *c, off_t size,
+                 struct engine_request const *req, int *fds, int *dsts)
 {
   unsigned int n = 0;
   if (size < (off_t) engine_buffer_size (c->eng)
@@ -114,8 +153,15 @@ open_next_files (struct copy_ctx const *c, off_t size,
     {
       int fd = open_next_file (c, &c->next_files[i], &c->next_dests[i]);
       if (fd >= 0)
-        fds[n++] = fd;
+        {
+          dsts[n] = n < PREDEST_FILES ? early_dest (c, fd,
+                                                    &c->next_dests[i])
+                                      : -1;
+          fds[n++] = fd;
+        }
     }
+  if (c->predest)
+    predest_keep (c->predest, dsts, n);
   return n;
 }
 
@@ -133,10 +179,11 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.report_changes = c->o->debug || c->o->verify || c->stats;
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
-  int next_fds[ENGINE_AHEAD_FILES];
+  req.prepared = d->early;
+  int next_fds[ENGINE_AHEAD_FILES], next_dsts[ENGINE_AHEAD_FILES];
   unsigned int n_next = open_next_files (c, dbg->src_st.st_size, &req,
-                                        next_fds);
-  engine_lookahead (c->eng, next_fds, n_next);
+                                        next_fds, next_dsts);
+  engine_lookahead (c->eng, next_fds, next_dsts, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   c->prefetch_useful = ok && dbg->src_st.st_size <= PREFETCH_MAX_SIZE
                        && !dbg->res.report.offloaded
@@ -165,7 +212,8 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
    STREAM.  Return false after reporting.  */
 static bool
 open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
-           bool stream, bool *dst_new, struct dest *d)
+           struct stat const *src_st, bool stream, bool *dst_new,
+           struct dest *d)
 {
   struct cp8m_options const *o = c->o;
   bool failed = false;
@@ -180,7 +228,10 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
     }
   if (*dst_new && !failed)
     {
-      if (dest_create (d, o, dst, mode, stream, &failed))
+      int early = c->predest ? predest_take (c->predest, dst, src_st, mode,
+                                             c->listings)
+                             : -1;
+      if (dest_create (d, o, dst, mode, stream, early, &failed))
         {
           d->fd = fd_safer (d->fd);
           return true;
@@ -230,20 +281,15 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       return false;
     }
 
+  mode_t extra;
+  mode_t mode = new_file_mode (o, sst->st_mode, &extra);
   mode_t omitted = omitted_permissions (o, sst->st_mode);
-  /* Linux lets only a writer set a file's user.* attributes, and the file
-     owner counts as one only when the mode says so: a new copy of a
-     read-only file is made writable by its owner until its attributes
-     are set, then given its mode (as GNU cp does).  Root needs none.  */
-  mode_t extra = o->preserve_xattr && !o->chown_privileges
-                 ? S_IWUSR & ~sst->st_mode : 0;
   /* What a stream gives cannot be read again: its copy is written where
      it can be seen as it comes, as GNU cp writes it (dest.h).  */
   bool stream = S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
                 || S_ISSOCK (st.st_mode);
   struct dest d;
-  if (!open_dest (c, dst, ((sst->st_mode & 0777) & ~omitted) | extra, stream,
-                  dst_new, &d))
+  if (!open_dest (c, dst, mode, &st, stream, dst_new, &d))
     {
       close (src_fd);
       return false;

@@ -8,6 +8,16 @@
    the next.  These threads keep reading, a few files ahead, across those
    gaps, as far as the spare buffers allow.
 
+   Why they also write: reading ahead alone still left one file's writes
+   in flight at a time, two for a 16 MiB file, where the device wants
+   more; and none while the caller linked a file and opened the next.
+   A file whose destination the caller made early (an unnamed O_TMPFILE,
+   which nothing can see before its copy links it) gets its chunks
+   written as soon as they are read, beside the writes of the copy under
+   way.  Its copy then finds them written, when the file has not
+   changed, or cuts the destination and starts again (engine.h,
+   engine_request.prepared).
+
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
@@ -27,7 +37,8 @@
 enum { AHEAD_SLOTS = ENGINE_AHEAD_FILES + ENGINE_MAX_DEPTH };
 
 /* The state of a chunk of a file read ahead.  */
-enum chunk_state { CHUNK_NONE, CHUNK_READING, CHUNK_WHOLE };
+enum chunk_state { CHUNK_NONE, CHUNK_READING, CHUNK_WHOLE, CHUNK_WRITING,
+                   CHUNK_WRITTEN };
 
 struct ahead_file
 {
@@ -40,9 +51,15 @@ struct ahead_file
   struct ahead_version v; /* the file when it was queued */
   unsigned int want;      /* chunks to read: [0, WANT) */
   unsigned int next;      /* the next one to read */
-  unsigned int reading;   /* reads under way */
+  unsigned int busy;      /* reads and writes under way */
+  bool taken;             /* its copy began: no more I/O for it */
+  int dst_fd;             /* its destination (O_DIRECT, ours), or -1 */
+  dev_t dst_dev;          /* which file DST_FD is */
+  ino_t dst_ino;
+  bool in_order;          /* write chunk K only once K - 1 is written */
   unsigned char state[ENGINE_MAX_DEPTH];
-  char *buf[ENGINE_MAX_DEPTH];  /* chunk K's, while read and after */
+  char *buf[ENGINE_MAX_DEPTH];  /* chunk K's, while read and after,
+                                   until written */
 };
 
 struct ahead
@@ -53,7 +70,7 @@ struct ahead
   off_t chunk;            /* bytes per chunk: the buffer size */
   struct ahead_file f[AHEAD_SLOTS];
   unsigned long orders;   /* the next order to give */
-  unsigned int reading;   /* reads under way, all files */
+  unsigned int busy;      /* reads and writes under way, all files */
   char *pool[ENGINE_MAX_DEPTH];
   unsigned int n_pool;
   pthread_t thread[ENGINE_MAX_DEPTH];
@@ -82,18 +99,20 @@ give_locked (struct ahead *a, char *buf)
   pthread_cond_signal (&a->work);
 }
 
-/* Free F's slot once it is dropped and no read of it is under way.  */
+/* Free F's slot once it is dropped and no I/O of it is under way.  */
 static void
 retire_if_idle (struct ahead_file *f)
 {
-  if (f->used && !f->queued && f->reading == 0)
+  if (f->used && !f->queued && f->busy == 0)
     {
       close (f->fd);
+      if (f->dst_fd >= 0)
+        close (f->dst_fd);
       f->used = false;
     }
 }
 
-/* Drop F: its chunks read go back to the pool, its reads under way give
+/* Drop F: its chunks read go back to the pool, its I/Os under way give
    theirs back as they end.  */
 static void
 drop (struct ahead *a, struct ahead_file *f)
@@ -139,9 +158,34 @@ first_to_read (struct ahead *a)
   for (int i = 0; i < AHEAD_SLOTS; i++)
     {
       struct ahead_file *f = &a->f[i];
-      if (f->queued && f->next < f->want
+      if (f->queued && !f->taken && f->next < f->want
           && (!best || f->order < best->order))
         best = f;
+    }
+  return best;
+}
+
+/* A chunk read whole of a queued file with a destination, to write
+   (*K), or NULL.  The file to be copied first goes first.  */
+static struct ahead_file *
+first_to_write (struct ahead *a, unsigned int *k)
+{
+  struct ahead_file *best = NULL;
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    {
+      struct ahead_file *f = &a->f[i];
+      if (!f->queued || f->taken || f->dst_fd < 0
+          || (best && f->order > best->order))
+        continue;
+      for (unsigned int j = 0; j < f->want; j++)
+        if (f->state[j] == CHUNK_WHOLE)
+          {
+            best = f;
+            *k = j;
+            break;
+          }
+        else if (f->in_order && f->state[j] != CHUNK_WRITTEN)
+          break;
     }
   return best;
 }
@@ -159,25 +203,95 @@ last_queued (struct ahead *a)
 
 /* ---- the readers ---- */
 
-/* Read chunk K of FD into BUF, whole.  A read that fails or comes short
-   leaves nothing to keep: the copy reads that part itself.  */
+/* Read chunk K of FD into BUF, or write it from BUF (WRITE), whole.  A
+   read that fails or comes short leaves nothing to keep: the copy reads
+   that part itself.  A write that fails (a full disk, a refusal) is no
+   error either: the copy writes that part itself, and reports what it
+   meets then.  */
 static bool
-read_chunk (int fd, off_t chunk, unsigned int k, char *buf)
+whole_chunk (int fd, bool write, off_t chunk, unsigned int k, char *buf)
 {
   off_t off = (off_t) k * chunk;
-  off_t got = 0;
+  off_t done = 0;
   int no_flags = 0;
-  while (got < chunk)
+  while (done < chunk)
     {
-      ssize_t n = rw_at (fd, false, buf + got, chunk - got, off + got,
+      ssize_t n = rw_at (fd, write, buf + done, chunk - done, off + done,
                          &no_flags);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         return false;
-      got += n;
+      done += n;
     }
   return true;
+}
+
+/* whole_chunk for chunk K of F (its destination when WRITE), counted as
+   under way meanwhile.  Called with the lock held; drops it meanwhile.  */
+static bool
+chunk_io (struct ahead *a, struct ahead_file *f, bool write, unsigned int k,
+          char *buf)
+{
+  f->busy++;
+  a->busy++;
+  int fd = write ? f->dst_fd : f->fd;
+  off_t chunk = a->chunk;
+  pthread_mutex_unlock (&a->lock);
+  bool whole = whole_chunk (fd, write, chunk, k, buf);
+  pthread_mutex_lock (&a->lock);
+  f->busy--;
+  a->busy--;
+  return whole;
+}
+
+/* Write chunk K of F, read whole, to its destination, and give its
+   buffer back.  Called with the lock held; drops it meanwhile.  */
+static void
+write_ahead (struct ahead *a, struct ahead_file *f, unsigned int k)
+{
+  char *buf = f->buf[k];
+  f->state[k] = CHUNK_WRITING;
+  bool whole = chunk_io (a, f, true, k, buf);
+  f->buf[k] = NULL;
+  give_locked (a, buf);
+  if (whole)
+    f->state[k] = CHUNK_WRITTEN;
+  else
+    {
+      /* The copy writes it: what comes after it is of no use.  */
+      f->state[k] = CHUNK_NONE;
+      if (f->want > k)
+        f->want = k;
+      for (unsigned int j = k; j < ENGINE_MAX_DEPTH; j++)
+        if (f->state[j] == CHUNK_WHOLE)
+          {
+            give_locked (a, f->buf[j]);
+            f->buf[j] = NULL;
+            f->state[j] = CHUNK_NONE;
+          }
+    }
+}
+
+static void
+read_ahead (struct ahead *a, struct ahead_file *f)
+{
+  unsigned int k = f->next++;
+  char *buf = a->pool[--a->n_pool];
+  f->buf[k] = buf;
+  f->state[k] = CHUNK_READING;
+  bool whole = chunk_io (a, f, false, k, buf);
+  if (whole && f->queued && k < f->want)
+    f->state[k] = CHUNK_WHOLE;
+  else
+    {
+      f->state[k] = CHUNK_NONE;
+      f->buf[k] = NULL;
+      give_locked (a, buf);
+      /* After a gap nothing can be taken: read no further.  */
+      if (f->want > f->next)
+        f->want = f->next;
+    }
 }
 
 static void *
@@ -187,38 +301,21 @@ reader (void *arg)
   pthread_mutex_lock (&a->lock);
   while (!a->quit)
     {
-      struct ahead_file *f = a->n_pool > 0 ? first_to_read (a) : NULL;
-      if (!f)
+      /* Writing first: it frees a buffer for the next read.  */
+      unsigned int k;
+      struct ahead_file *f = first_to_write (a, &k);
+      if (f)
+        write_ahead (a, f, k);
+      else if ((f = a->n_pool > 0 ? first_to_read (a) : NULL))
+        read_ahead (a, f);
+      else
         {
           pthread_cond_wait (&a->work, &a->lock);
           continue;
         }
-      unsigned int k = f->next++;
-      char *buf = a->pool[--a->n_pool];
-      f->buf[k] = buf;
-      f->state[k] = CHUNK_READING;
-      f->reading++;
-      a->reading++;
-      int fd = f->fd;
-      off_t chunk = a->chunk;
-      pthread_mutex_unlock (&a->lock);
-      bool whole = read_chunk (fd, chunk, k, buf);
-      pthread_mutex_lock (&a->lock);
-      f->reading--;
-      a->reading--;
-      if (whole && f->queued)
-        f->state[k] = CHUNK_WHOLE;
-      else
-        {
-          f->state[k] = CHUNK_NONE;
-          f->buf[k] = NULL;
-          give_locked (a, buf);
-          /* After a gap nothing can be taken: read no further.  */
-          if (f->want > f->next)
-            f->want = f->next;
-        }
       retire_if_idle (f);
       pthread_cond_broadcast (&a->done);
+      /* A chunk just read may be this thread's to write.  */
     }
   pthread_mutex_unlock (&a->lock);
   return NULL;
@@ -263,7 +360,11 @@ ahead_free (struct ahead *a)
     pthread_join (a->thread[i], NULL);
   for (int i = 0; i < AHEAD_SLOTS; i++)
     if (a->f[i].used)
-      close (a->f[i].fd);
+      {
+        close (a->f[i].fd);
+        if (a->f[i].dst_fd >= 0)
+          close (a->f[i].dst_fd);
+      }
   pthread_cond_destroy (&a->done);
   pthread_cond_destroy (&a->work);
   pthread_mutex_destroy (&a->lock);
@@ -292,7 +393,7 @@ ahead_claim (struct ahead *a, unsigned int n, char **bufs)
       struct ahead_file *last = last_queued (a);
       if (last)
         drop (a, last);
-      else if (a->reading > 0)
+      else if (a->busy > 0)
         pthread_cond_wait (&a->done, &a->lock);
       else
         break;
@@ -302,9 +403,11 @@ ahead_claim (struct ahead *a, unsigned int n, char **bufs)
 }
 
 unsigned int
-ahead_take (struct ahead *a, struct ahead_version const *v, char **bufs)
+ahead_take (struct ahead *a, struct ahead_version const *v, dev_t dst_dev,
+            ino_t dst_ino, char **bufs, bool *kept)
 {
   unsigned int n = 0;
+  *kept = false;
   pthread_mutex_lock (&a->lock);
   struct ahead_file *f = find (a, v);
   if (f)
@@ -312,29 +415,74 @@ ahead_take (struct ahead *a, struct ahead_version const *v, char **bufs)
       for (int i = 0; i < AHEAD_SLOTS; i++)
         if (a->f[i].queued && a->f[i].order < f->order)
           drop (a, &a->f[i]);
-      /* The chunks not begun are this copy's to read.  */
+      /* The chunks not begun are this copy's to read and write.  */
+      f->taken = true;
       f->want = f->next;
-      while (f->reading > 0)
+      while (f->busy > 0)
         pthread_cond_wait (&a->done, &a->lock);
       if (same_version (&f->v, v))
-        for (; n < f->want && f->state[n] == CHUNK_WHOLE; n++)
-          {
-            bufs[n] = f->buf[n];
-            f->buf[n] = NULL;
-            f->state[n] = CHUNK_NONE;
-          }
+        {
+          *kept = f->dst_fd >= 0 && f->dst_dev == dst_dev
+                  && f->dst_ino == dst_ino;
+          for (; n < f->want; n++)
+            if (f->state[n] == CHUNK_WHOLE)
+              {
+                bufs[n] = f->buf[n];
+                f->buf[n] = NULL;
+                f->state[n] = CHUNK_NONE;
+              }
+            else if (f->state[n] == CHUNK_WRITTEN && *kept)
+              bufs[n] = NULL;
+            else
+              break;
+        }
       drop (a, f);
     }
   pthread_mutex_unlock (&a->lock);
   return n;
 }
 
+bool
+ahead_write_to (struct ahead *a, struct ahead_version const *v, int dst_fd,
+                dev_t dst_dev, ino_t dst_ino, bool in_order)
+{
+  pthread_mutex_lock (&a->lock);
+  struct ahead_file *f = find (a, v);
+  bool took = f && !f->taken && f->dst_fd < 0 && same_version (&f->v, v);
+  if (took)
+    {
+      f->dst_fd = dst_fd;
+      f->dst_dev = dst_dev;
+      f->dst_ino = dst_ino;
+      f->in_order = in_order;
+      pthread_cond_broadcast (&a->work);
+    }
+  pthread_mutex_unlock (&a->lock);
+  if (!took)
+    close (dst_fd);
+  return took;
+}
+
+bool
+ahead_writes_to (struct ahead *a, struct ahead_version const *v,
+                 dev_t dst_dev, ino_t dst_ino)
+{
+  pthread_mutex_lock (&a->lock);
+  struct ahead_file *f = find (a, v);
+  bool yes = f && f->dst_fd >= 0 && f->dst_dev == dst_dev
+             && f->dst_ino == dst_ino && same_version (&f->v, v);
+  pthread_mutex_unlock (&a->lock);
+  return yes;
+}
+
 void
 ahead_settle (struct ahead *a)
 {
   pthread_mutex_lock (&a->lock);
-  while (a->reading > 0 || (a->n_threads > 0 && a->n_pool > 0
-                            && first_to_read (a)))
+  unsigned int k;
+  while (a->busy > 0 || (a->n_threads > 0 && a->n_pool > 0
+                         && first_to_read (a))
+         || (a->n_threads > 0 && first_to_write (a, &k)))
     pthread_cond_wait (&a->done, &a->lock);
   pthread_mutex_unlock (&a->lock);
 }
@@ -388,6 +536,7 @@ ahead_queue (struct ahead *a, off_t chunk, unsigned int n, int const *fds,
         }
       a->f[s] = (struct ahead_file) {
         .used = true, .queued = true, .order = a->orders++, .fd = fds[i],
+        .dst_fd = -1,
         .v = v[i],
         .want = want[i] < ENGINE_MAX_DEPTH ? want[i] : ENGINE_MAX_DEPTH };
       named[s] = true;

@@ -48,13 +48,34 @@ void ahead_give (struct ahead *a, char *buf);
    before copies to come.  */
 unsigned int ahead_claim (struct ahead *a, unsigned int n, char **bufs);
 
-/* The file to copy now is V: take what was read of it, whole chunks
-   from offset 0 on, into BUFS (waiting for its reads under way), and
-   return how many.  Files queued before it are dropped (the caller
-   skipped them); when V is not queued, nothing changes.  The caller
-   gives the buffers back with ahead_give when done with them.  */
+/* The file to copy now is V, to the destination DST_DEV/DST_INO: take
+   what was read of it, whole chunks from offset 0 on, into BUFS
+   (waiting for its I/Os under way), and return how many.  BUFS[K] is
+   NULL for a chunk already written to that destination (ahead_write_to).
+   *KEPT says whether what was written ahead to that destination holds
+   V's bytes (V is queued, unchanged, with that destination): when
+   false, anything written ahead to it is stale.  Files queued before it
+   are dropped (the caller skipped them); when V is not queued, nothing
+   changes.  The caller gives the buffers back with ahead_give when done
+   with them.  */
 unsigned int ahead_take (struct ahead *a, struct ahead_version const *v,
-                         char **bufs);
+                         dev_t dst_dev, ino_t dst_ino, char **bufs,
+                         bool *kept);
+
+/* Write the chunks of the queued file V to DST_FD (opened with
+   O_DIRECT, owned by A from now on; the file DST_DEV/DST_INO, which no
+   one may see before V's copy is complete) as they are read; IN_ORDER:
+   one at a time, each only after the one before it (a file preallocated
+   past its end, prealloc.h).  A write that fails is left to the copy.
+   False (DST_FD closed) when V is not queued as it is, or has a
+   destination already.  */
+bool ahead_write_to (struct ahead *a, struct ahead_version const *v,
+                     int dst_fd, dev_t dst_dev, ino_t dst_ino,
+                     bool in_order);
+
+/* Whether V is queued, written to DST_DEV/DST_INO already.  */
+bool ahead_writes_to (struct ahead *a, struct ahead_version const *v,
+                      dev_t dst_dev, ino_t dst_ino);
 
 /* The files to read ahead from now on, in chunks of CHUNK bytes (the
    buffer size), in the order they will be copied: FDS[I] (opened with O_DIRECT, owned by A from now on, or -1
@@ -72,8 +93,9 @@ void ahead_queue (struct ahead *a, off_t chunk, unsigned int n,
    again).  */
 bool ahead_queued (struct ahead *a, struct ahead_version const *v);
 
-/* Wait until the readers have read all they can for now: no read under
-   way, and none to start (nothing left, or no buffer).  For tests.  */
+/* Wait until the readers have read and written all they can for now:
+   no I/O under way, and none to start (nothing left, or no buffer).
+   For tests.  */
 void ahead_settle (struct ahead *a);
 
 #endif

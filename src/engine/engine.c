@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ahead.h"
@@ -42,7 +43,8 @@ struct engine_ctx
   struct ahead *ahead;       /* the spare buffers, and the files read
                                 ahead into them (ahead.h) */
   int next_fds[ENGINE_AHEAD_FILES];  /* engine_lookahead's files, for */
-  unsigned int n_next;               /* the copy under way */
+  int next_dsts[ENGINE_AHEAD_FILES]; /* the copy under way, and their */
+  unsigned int n_next;               /* destinations made early (or -1) */
   struct prealloc_memo prealloc;     /* mounts with online discard */
 };
 
@@ -93,12 +95,16 @@ engine_ctx_free (struct engine_ctx *ctx)
 }
 
 void
-engine_lookahead (struct engine_ctx *ctx, int const *fds, unsigned int n)
+engine_lookahead (struct engine_ctx *ctx, int const *fds, int const *dsts,
+                  unsigned int n)
 {
   ctx->n_next = 0;
   for (unsigned int i = 0; i < n && i < ENGINE_AHEAD_FILES; i++)
     if (fds[i] >= 0)
-      ctx->next_fds[ctx->n_next++] = fds[i];
+      {
+        ctx->next_dsts[ctx->n_next] = dsts ? dsts[i] : -1;
+        ctx->next_fds[ctx->n_next++] = fds[i];
+      }
 }
 
 void
@@ -589,12 +595,16 @@ version_of (struct stat const *st)
 }
 
 /* Give back the chunks read ahead of FC's file that its copy did not
-   take.  */
+   take (those written ahead have no buffer).  */
 static void
 give_back_adopted (struct file_copy *fc)
 {
   while (fc->n_adopt > 0)
-    ahead_give (fc->ctx->ahead, fc->adopt[--fc->n_adopt]);
+    {
+      char *buf = fc->adopt[--fc->n_adopt];
+      if (buf)
+        ahead_give (fc->ctx->ahead, buf);
+    }
 }
 
 /* True when CHUNKS are cut from the file's start, whole, one buffer
@@ -624,15 +634,23 @@ adopt_read_ahead (struct file_copy *fc, struct io_job *job,
   unsigned int n = fc->n_adopt;
   while (n > 0 && (off_t) n * bs > chunks->limit)
     n--;
-  /* Taken from the end: the first chunk goes first.  */
-  for (unsigned int i = 0; i < n; i++)
-    job->ready[i] = (struct ready_chunk) {
-      { (off_t) (n - 1 - i) * bs, bs, false }, fc->adopt[n - 1 - i] };
-  job->n_ready = n;
+  /* Taken from the end: the first chunk goes first.  Those written
+     ahead are done: they count as written now.  */
+  for (unsigned int i = n; i-- > 0;)
+    if (fc->adopt[i])
+      job->ready[job->n_ready++] = (struct ready_chunk) {
+        { (off_t) i * bs, bs, false }, fc->adopt[i] };
+    else
+      {
+        job->bytes += bs;
+        meter_add (job->meter, bs);
+        fc->res->report.ahead_written++;
+      }
   chunks->cur = (off_t) n * bs;
   /* The rest (past the aligned end) go back.  */
   for (unsigned int i = n; i < fc->n_adopt; i++)
-    ahead_give (fc->ctx->ahead, fc->adopt[i]);
+    if (fc->adopt[i])
+      ahead_give (fc->ctx->ahead, fc->adopt[i]);
   fc->n_adopt = 0;
   return n;
 }
@@ -690,6 +708,58 @@ open_to_read_ahead (struct file_copy const *fc, int fd,
   return dfd;
 }
 
+/* Let the chunks read ahead of the queued file V be written to DST (a
+   destination the caller made early, which no one sees yet) as they
+   come, when its copy would write them there itself with direct I/O: a
+   new, empty regular file on a device that takes it, with the same
+   alignment as the source's.  It is preallocated here as prepare_dest
+   would, and written in order where its copy would be (prealloc.h).
+   Not on a file system that would be left with less than
+   AHEAD_WRITE_ROOM free: the space taken early must not be what the
+   copy under way needs to finish (its name, its attributes), so a disk
+   that fills up fails the same file it would without this.  A full
+   disk only stops this: the copy meets it itself, and reports it.  */
+enum { AHEAD_WRITE_ROOM = 32 * 1024 * 1024 };
+static void
+write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
+                int dst)
+{
+#if defined DIO_WITH_O_DIRECT && defined HAVE_FALLOCATE
+  struct engine_ctx *ctx = fc->ctx;
+  off_t bs = ctx->cfg.buffer_size;
+  struct stat st;
+  if (fstat (dst, &st) != 0 || !S_ISREG (st.st_mode)
+      || ahead_writes_to (ctx->ahead, v, st.st_dev, st.st_ino)
+      || st.st_size != 0 || st.st_blocks != 0
+      || refused_index (ctx, st.st_dev) >= 0)
+    return;
+  struct statvfs fs;
+  if (fstatvfs (dst, &fs) != 0
+      || (double) fs.f_bavail * fs.f_frsize
+         < (double) v->size + AHEAD_WRITE_ROOM)
+    return;
+  bool past_eof = prealloc_past_eof (dst, &st, v->size, &ctx->prealloc);
+  int dfd = dio_reopen (dst, O_WRONLY | O_DIRECT);
+  if (dfd < 0)
+    return;
+  char const *from;
+  struct dio_align al = dio_alignment (dfd, &st, &from);
+  off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
+                                                : CP8M_IO_ALIGN;
+  if (bs % align != 0 || al.mem_align > ctx->buffer_align
+      || fallocate (dst, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0, v->size) != 0)
+    {
+      close (dfd);
+      return;
+    }
+  ahead_write_to (ctx->ahead, v, dfd, st.st_dev, st.st_ino,
+                  past_eof && prealloc_in_order (v->size, bs,
+                                                 st.st_blksize));
+#else
+  (void) fc, (void) v, (void) dst;
+#endif
+}
+
 /* Queue the files engine_lookahead named for reading ahead, with the
    buffers the context may have for it.  A copy that names none (a file
    smaller than a buffer, which the caller does not look past; one
@@ -702,6 +772,7 @@ plan_read_ahead (struct file_copy *fc)
   int fds[ENGINE_AHEAD_FILES];
   struct ahead_version v[ENGINE_AHEAD_FILES];
   unsigned int want[ENGINE_AHEAD_FILES];
+  int dsts[ENGINE_AHEAD_FILES];
   unsigned int n = 0;
   unsigned int most = ctx->cfg.queue_depth - 2;
   if (ctx->n_next == 0 || !engine_reads_ahead (ctx, fc->req))
@@ -713,6 +784,7 @@ plan_read_ahead (struct file_copy *fc)
         continue;
       if (fds[n] == AHEAD_QUEUED)
         fds[n] = -1;
+      dsts[n] = ctx->next_dsts[i];
       off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
       want[n++] = whole < most ? whole : most;
     }
@@ -721,6 +793,9 @@ plan_read_ahead (struct file_copy *fc)
     ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd, fc->dst_fd);
   /* A reader for each buffer it may have.  */
   ahead_queue (ctx->ahead, ctx->cfg.buffer_size, n, fds, v, want, most);
+  for (unsigned int i = 0; i < n; i++)
+    if (dsts[i] >= 0)
+      write_ahead_to (fc, &v[i], dsts[i]);
 }
 
 /* Lend a buffer JOB no longer needs to reading ahead.  */
@@ -1179,9 +1254,24 @@ copy_whole (struct file_copy *fc, bool plain)
     fc->dst_st = *fc->req->dst_st;
   else if (fstat (dst_fd, &fc->dst_st) != 0)
     return fail (res, ENGINE_SIDE_WRITE, errno);
-  /* What was read ahead of this file (the direct pass may take it).  */
+  /* What was read ahead of this file (the direct pass may take it), and
+     written ahead to its destination: kept when the copy would write
+     the same bytes there (it writes them again if it takes another
+     way), otherwise cut before anything else is written.  */
   struct ahead_version v = version_of (&fc->src_st);
-  fc->n_adopt = ahead_take (ctx->ahead, &v, fc->adopt);
+  bool takes_written = fc->req->prepared && !fc->req->in_place
+                       && !fc->req->verify
+                       && fc->req->sparse != ENGINE_SPARSE_ALWAYS;
+  bool kept;
+  fc->n_adopt = ahead_take (ctx->ahead, &v, fc->dst_st.st_dev,
+                            takes_written ? fc->dst_st.st_ino : 0,
+                            fc->adopt, &kept);
+  if (fc->req->prepared && !(takes_written && kept))
+    {
+      if (ftruncate (dst_fd, 0) != 0)
+        return fail (res, ENGINE_SIDE_WRITE, errno);
+      fc->dst_st.st_size = fc->dst_st.st_blocks = 0;
+    }
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
   /* Known now: a failed allocation may have made the buffers smaller.  */
@@ -1213,6 +1303,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
     .depth = 1 } };
   struct engine_result const fresh = *res;
+  /* A retry below starts from an empty file.  */
+  struct engine_request retry = *req;
+  retry.prepared = false;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };
   bool ok = copy_whole (&fc, false);
@@ -1228,9 +1321,12 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
       && (dio_flag_set (src_fd) || dio_flag_set (dst_fd)))
     {
       *res = fresh;
-      fc = (struct file_copy) { ctx, req, src_fd, dst_fd, .res = res,
+      fc = (struct file_copy) { ctx, &retry, src_fd, dst_fd, .res = res,
                                 .ended_at = -1 };
-      ok = copy_whole (&fc, true);
+      if (req->prepared && ftruncate (dst_fd, 0) != 0)
+        ok = fail (res, ENGINE_SIDE_WRITE, errno);
+      else
+        ok = copy_whole (&fc, true);
       give_back_adopted (&fc);
     }
   ctx->n_next = 0;

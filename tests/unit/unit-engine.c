@@ -1511,6 +1511,25 @@ rewrite_other (int fd, off_t size)
   free (data);
 }
 
+/* Change the source B of SIZE bytes as HOW says: 0, rewrite it with
+   other_pattern; 1, cut it short; 2, grow it.  Return its new size.  */
+static off_t
+change_source (int b, off_t size, int how)
+{
+  switch (how)
+    {
+    case 0:
+      rewrite_other (b, size);
+      return size;
+    case 1:
+      ck_assert_int_eq (ftruncate (b, 2 * BUF + 7), 0);
+      return 2 * BUF + 7;
+    default:
+      write_pattern (b, size, 3 * BUF);
+      return size + 3 * BUF;
+    }
+}
+
 /* A source the engine reads ahead: its times are set in the past, so
    that any later write changes them (the kernel's clock for file times
    is coarse, and a write within the same tick as the file's creation
@@ -1528,7 +1547,7 @@ ahead_source (off_t size)
 static void
 lookahead1 (struct engine_ctx *ctx, int fd)
 {
-  engine_lookahead (ctx, &fd, 1);
+  engine_lookahead (ctx, &fd, NULL, 1);
 }
 
 /* Copy a new file A of 4 buffers with REQ, naming the N files NEXT as
@@ -1542,7 +1561,7 @@ copy_a_then_all (struct engine_ctx *ctx, int const *next, unsigned int n,
 {
   int a = source_file (4 * BUF), a2 = temp_file ();
   struct engine_result res;
-  engine_lookahead (ctx, next, n);
+  engine_lookahead (ctx, next, NULL, n);
   ck_assert (engine_copy (ctx, a, a2, req, &res));
   assert_copy_of_pattern (a2, 4 * BUF);
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
@@ -1609,21 +1628,7 @@ START_TEST (test_read_ahead_changed)
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
   copy_a_then (ctx, b, &direct);
-  off_t now = size;
-  switch (_i)
-    {
-    case 0:
-      rewrite_other (b, size);
-      break;
-    case 1:
-      now = 2 * BUF + 7;
-      ck_assert_int_eq (ftruncate (b, now), 0);
-      break;
-    default:
-      now = size + 3 * BUF;
-      write_pattern (b, size, 3 * BUF);
-      break;
-    }
+  off_t now = change_source (b, size, _i);
   ck_assert (engine_copy (ctx, b, b2, &direct, &res));
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
   if (_i == 0)
@@ -1762,7 +1767,7 @@ START_TEST (test_read_ahead_files)
   bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
   for (int i = _i; i < 3; i++)
     {
-      engine_lookahead (ctx, f + i + 1, 2 - i);
+      engine_lookahead (ctx, f + i + 1, NULL, 2 - i);
       arm (f[i], f2[i]);
       int reads = fake.direct_reads;
       off_t written = fake.written;
@@ -1785,6 +1790,154 @@ START_TEST (test_read_ahead_files)
 }
 END_TEST
 
+/* ---- writing ahead (engine_lookahead's DSTS, engine_request.prepared) ---- */
+
+/* Copy A with B named next, and B2 (new, empty) as B's destination made
+   early; let the threads settle; then change B as _I says, and copy B to
+   B2 as prepared.  0: B unchanged: its whole chunks were written to B2
+   ahead (when direct I/O works here), and its copy writes none of them
+   again; 1: B rewritten with other bytes, 2: B cut short, 3: B grown:
+   what was written ahead is stale, and B2 is B as it is now; 4: the copy
+   asks for --sparse=always, which must not take the zeros written ahead
+   (of a chunk of zeros in B) as data; 5: --verify, which hashes what its
+   copy writes; 6: a hole punched in B, which its copy leaves a hole,
+   where stale data must not show through.  */
+START_TEST (test_write_ahead)
+{
+  off_t const size = 5 * BUF + 100;
+  int a = source_file (4 * BUF), a2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
+  struct io_range zeros = { BUF, BUF, true };
+  if (_i == 4)
+    {
+      char *z = calloc (1, BUF);
+      ck_assert_int_eq (__real_pwrite (b, z, BUF, BUF), BUF);
+      free (z);
+      struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+      ck_assert_int_eq (futimens (b, old), 0);
+    }
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  engine_lookahead (ctx, &b, &b2, 1);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  engine_lookahead_settle (ctx);
+  assert_copy_of_pattern (a2, 4 * BUF);
+  bool direct_here = res.report.direct;
+  struct stat st;
+  ck_assert_int_eq (fstat (b2, &st), 0);
+  if (direct_here)
+    {
+      /* Written ahead: the whole chunks, preallocated first (to its
+         final size, or past its end).  */
+      ck_assert_int_ge (st.st_blocks * 512, size - 100);
+      unsigned char *got = malloc (5 * BUF);
+      ck_assert_int_eq (__real_pread (b2, got, 5 * BUF, 0), 5 * BUF);
+      for (off_t i = 0; i < 5 * BUF; i++)
+        if (got[i] != (_i == 4 && i >= BUF && i < 2 * BUF ? 0 : pattern (i)))
+          ck_abort_msg ("byte %jd was not written ahead", (intmax_t) i);
+      free (got);
+    }
+  off_t now = size;
+  struct engine_request req = direct;
+  req.prepared = true;
+  switch (_i)
+    {
+    case 1:
+    case 2:
+    case 3:
+      now = change_source (b, size, _i - 1);
+      break;
+    case 4:
+      req.sparse = ENGINE_SPARSE_ALWAYS;
+      break;
+    case 5:
+      req.verify = true;
+      break;
+    case 6:
+      if (fallocate (b, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, BUF, BUF)
+          != 0)
+        {
+          /* No holes here: nothing to test.  */
+          engine_ctx_free (ctx);
+          return;
+        }
+      break;
+    }
+  arm (b, b2);
+  ck_assert (engine_copy (ctx, b, b2, &req, &res));
+  if (_i == 1)
+    assert_other (b2, size);
+  else if (_i == 4 || _i == 6)
+    {
+      assert_content (b2, size, &zeros, 1);
+      /* A hole, not zeros written.  */
+      ck_assert_int_le (lseek (b2, 0, SEEK_HOLE), BUF);
+    }
+  else
+    assert_copy_of_pattern (b2, now);
+  if (_i != 4 && _i != 6)
+    ck_assert_int_eq (res.bytes, now);
+  if (_i == 5)
+    {
+      struct engine_verify_result vr;
+      ck_assert (engine_verify (ctx, b, b2, &vr));
+      ck_assert (vr.checked);
+    }
+  if (direct_here && _i == 0)
+    {
+      ck_assert_uint_eq (res.report.ahead_chunks, 5);
+      ck_assert_uint_eq (res.report.ahead_written, 5);
+      ck_assert_int_eq (fake.direct_writes, 0);
+      ck_assert_int_eq (fake.written, 100);   /* the tail only */
+    }
+  else
+    {
+      ck_assert_uint_eq (res.report.ahead_written, 0);
+      if (_i != 4 && _i != 6)
+        ck_assert_int_eq (fake.written, now);
+    }
+  engine_ctx_free (ctx);
+  close (a);
+  close (a2);
+  close (b);
+  close (b2);
+}
+END_TEST
+
+/* A destination made early that gets nothing written ahead (the file
+   it was for was dropped: another file's copy needed the buffers), or a
+   prepared destination of another file: its copy starts from an empty
+   file all the same.  */
+START_TEST (test_write_ahead_dropped)
+{
+  off_t const size = 3 * BUF;
+  int b = ahead_source (size), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (4);
+  struct engine_result res;
+  struct engine_request req = direct;
+  req.prepared = true;
+  engine_lookahead (ctx, &b, &b2, 1);
+  int a = source_file (4 * BUF), a2 = temp_file ();
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  engine_lookahead_settle (ctx);
+  /* A bigger copy between takes every buffer back.  */
+  int c = source_file (8 * BUF), c2 = temp_file ();
+  ck_assert (engine_copy (ctx, c, c2, _i ? &req : &direct, &res));
+  assert_copy_of_pattern (c2, 8 * BUF);
+  /* B2 held B's first chunks at most: B is copied whole into it.  */
+  ck_assert (engine_copy (ctx, b, b2, &req, &res));
+  assert_copy_of_pattern (b2, size);
+  ck_assert_int_eq (res.bytes, size);
+  engine_ctx_free (ctx);
+  close (a);
+  close (a2);
+  close (b);
+  close (b2);
+  close (c);
+  close (c2);
+}
+END_TEST
+
 /* The buffers are all holding chunks read ahead (B, C, D) when X, which
    was not read ahead, needs four of them: the files to be copied last
    give theirs up (D, C), the next one (B) keeps its chunks, and X's copy
@@ -1799,13 +1952,13 @@ START_TEST (test_read_ahead_yields)
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
   bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
-  engine_lookahead (ctx, f, 3);
+  engine_lookahead (ctx, f, NULL, 3);
   ck_assert (engine_copy (ctx, x, x2, &direct, &res));
   assert_copy_of_pattern (x2, x_size);
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
   if (direct_here)
     ck_assert_uint_eq (res.report.depth, 6);
-  engine_lookahead (ctx, f + 1, 2);
+  engine_lookahead (ctx, f + 1, NULL, 2);
   ck_assert (engine_copy (ctx, f[0], b2, &direct, &res));
   assert_copy_of_pattern (b2, size);
   if (direct_here)
@@ -1907,6 +2060,8 @@ main (void)
   tcase_add_loop_test (tc, test_read_ahead_not_regular, 0, 5);
   tcase_add_loop_test (tc, test_read_ahead_files, 0, 2);
   tcase_add_test (tc, test_read_ahead_yields);
+  tcase_add_loop_test (tc, test_write_ahead, 0, 7);
+  tcase_add_loop_test (tc, test_write_ahead_dropped, 0, 2);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);

@@ -316,7 +316,7 @@ START_TEST (test_no_call)
   ck_assert_int_eq (count (CALL), 0);
 
   int next = temp_file (4 * BUF), dst2 = temp_file (0), dst3 = temp_file (0);
-  engine_lookahead (ctx, &next, 1);
+  engine_lookahead (ctx, &next, NULL, 1);
   ck_assert (engine_copy (ctx, src, dst2, &always, &res));
   ck_assert (engine_copy (ctx, next, dst3, &always, &res));
   assert_copy (dst3, 4 * BUF);

@@ -1,0 +1,244 @@
+#!/bin/sh
+# Writing ahead across files (predest.h, engine_lookahead's DSTS): while
+# one file is copied, the destinations of the next one or two are made
+# early as unnamed O_TMPFILEs, and what is read ahead of those files is
+# written into them beside the copy under way.  Checked here, on ext4
+# with and without online discard (which changes how files are
+# preallocated and ordered, prealloc.h):
+#   - trees and operands copied so are the same as GNU cp's (treedigest,
+#     access times too), with -r, -rp and -a, and it happens (--debug's
+#     "written ahead"), early: a next file is written before the file
+#     before it is linked into place (strace);
+#   - the files made early are made as GNU cp makes a new file: mode
+#     less the umask, a read-only file, the group of a set-group-ID
+#     directory, a directory's default ACL;
+#   - a next file in which a hole is punched after it was written ahead
+#     is copied as it is at the end, as GNU cp copies it (read-ahead.sh
+#     cuts or grows one at its first read, which writing ahead follows);
+#   - none is written ahead where the copy would not take it: --verify,
+#     --sparse=always, an existing destination;
+#   - a disk that fills up fails the same files as GNU cp's copy, with
+#     the same message, and leaves only complete files;
+#   - SIGKILL at random moments leaves no file that looks complete and
+#     is not (kill-torture.sh kills trees too; here, many small rounds on
+#     a tree where writing ahead is sure to happen).
+. "${abs_top_srcdir:-.}/tests/init.sh"
+[ "$(id -u)" -eq 0 ] || skip "not root: cannot mount a loop device"
+[ -e /dev/loop-control ] || skip "no /dev/loop-control"
+. "$abs_top_srcdir/tests/mounts-lib.sh"
+. "$abs_top_srcdir/tests/crash-lib.sh"
+command -v strace >/dev/null || skip "strace is not installed"
+
+M=1048576
+args="--direct=always --buffer-size=1M"
+
+# make_tree DIR: files of a few 1 MiB buffers (one with a tail), a
+# read-only one, a small one and a symlink between them, a subdirectory.
+make_tree () {
+  mkdir "$1" "$1/sub" || exit 99
+  random_file "$1/a" $((3 * M))
+  random_file "$1/b" $((2 * M + 4097))
+  random_file "$1/c" $((4 * M))
+  random_file "$1/ro" $((2 * M))
+  chmod 444 "$1/ro"
+  random_file "$1/d" $((3 * M))
+  random_file "$1/tiny" 100
+  random_file "$1/e" $((2 * M))
+  ln -s a "$1/lnk"
+  random_file "$1/sub/f" $((3 * M))
+  random_file "$1/sub/g" $((2 * M))
+  find "$1" -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+}
+
+for mount in plain discard; do
+  mount_loop ext4 256 "$mount" "" "$([ $mount = discard ] && echo discard)" ||
+    fail "cannot set up ext4 ($mount)"
+  cd "$mp" || exit 99
+  make_tree tree
+
+  # 1. Trees: the same as GNU cp's, and written ahead.
+  for opt in -r -rp -a; do
+    rm -rf gnu ours
+    "$GNU_CP" $opt tree gnu || fail "GNU cp $opt failed"
+    find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+    # shellcheck disable=SC2086
+    cp8M $opt --debug $args tree ours >debug.out 2>debug.err ||
+      fail "$mount: cp8M $opt failed: $(cat debug.err)"
+    [ -s debug.err ] && fail "$mount: cp8M $opt: $(cat debug.err)"
+    if [ $opt = -r ]; then
+      # Times are the copies' own: contents, types and modes.
+      diff -r --no-dereference gnu ours >&2 || fail "$mount: -r: contents differ"
+      (cd gnu && find . -printf '%p %y %m %s\n' | sort) >gnu.list
+      (cd ours && find . -printf '%p %y %m %s\n' | sort) >ours.list
+      cmp -s gnu.list ours.list ||
+        { diff gnu.list ours.list >&2; fail "$mount: -r: modes or sizes differ"; }
+    else
+      same_copy gnu ours
+    fi
+    find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
+    n=$(grep -c 'written ahead' debug.out)
+    [ "$n" -ge 3 ] ||
+      { cat debug.out >&2; fail "$mount: $opt: $n files written ahead, expected 3 or more"; }
+    note "$mount: $opt: same as GNU cp; $n files written ahead"
+  done
+
+  # 2. Early: a next file's data is written (to its unnamed file) before
+  #    the file before it is linked into place.  strace -y names the
+  #    files (unnamed ones as "#inode"), the links name them too.
+  rm -rf ours
+  # shellcheck disable=SC2086
+  trace -f -y -o trace -e trace=pwrite64,linkat cp8M -r $args tree ours ||
+    fail "$mount: cp8M -r under strace failed"
+  awk '/pwrite64\(/ && !/resumed/ { match ($0, /#[0-9]+>/)
+         f = substr ($0, RSTART, RLENGTH); if (!(f in first)) first[f] = links + 0 }
+       /linkat\(/ { match ($0, /#[0-9]+>/); order[substr ($0, RSTART, RLENGTH)] = ++links }
+       # Written before the file linked before it was: ahead.
+       END { m = 0; for (f in first) if (f in order && first[f] < order[f] - 1) m++
+             exit !(m >= 2) }' trace ||
+    { grep -E 'pwrite64|linkat' trace | grep -v resumed | cut -c1-120 >&2; fail "$mount: no file was written before the one before it was linked"; }
+  diff -r tree ours >/dev/null || fail "$mount: -r under strace: wrong copies"
+  cd "$work" || exit 99
+done
+
+cd "$mp" || exit 99
+
+# 3. Made as GNU cp makes a new file: a umask, a set-group-ID directory
+#    owned by another group, a default ACL.
+mkdir perm perm/sgid perm/acl || exit 99
+chgrp nogroup perm/sgid && chmod 2775 perm/sgid || exit 99
+setfacl -d -m u:nobody:rw,g::r,o::- perm/acl || skip "no ACLs here"
+for f in a b c; do random_file "perm/$f" $((2 * M)); done
+chmod 640 perm/b
+chmod 444 perm/c
+for side in gnu ours; do
+  rm -rf "$side-dst"
+  mkdir "$side-dst" "$side-dst/sgid" "$side-dst/acl" || exit 99
+  chgrp nogroup "$side-dst/sgid" && chmod 2775 "$side-dst/sgid" || exit 99
+  setfacl -d -m u:nobody:rw,g::r,o::- "$side-dst/acl" || exit 99
+done
+for dir in sgid acl; do
+  for um in 022 077 002; do
+    for side in gnu ours; do
+      rm -f "$side-dst/$dir/"*
+      if [ $side = gnu ]; then
+        (umask $um && exec "$GNU_CP" perm/a perm/b perm/c "$side-dst/$dir/") ||
+          fail "GNU cp into $dir failed"
+      else
+        # shellcheck disable=SC2086
+        (umask $um && exec cp8M --debug $args perm/a perm/b perm/c "$side-dst/$dir/") \
+          >debug.out || fail "cp8M into $dir failed"
+      fi
+      (cd "$side-dst/$dir" && for f in a b c; do
+         stat -c '%n %a %U %G %s' "$f"; getfacl -cp "$f"; done) >"$side.perm"
+    done
+    cmp -s gnu.perm ours.perm ||
+      { diff gnu.perm ours.perm >&2; fail "$dir, umask $um: made otherwise than GNU cp's"; }
+    for f in a b c; do cmp "perm/$f" "ours-dst/$dir/$f" || fail "$dir: $f differs"; done
+    grep -q 'written ahead' debug.out ||
+      { cat debug.out >&2; fail "$dir, umask $um: nothing written ahead"; }
+  done
+done
+note "mode, umask, set-group-ID directory, default ACL: as GNU cp's"
+
+# 4. The next file changes after it was written ahead.  Cut or grown at
+#    its first read (the read-ahead's, whose chunks are then written
+#    ahead): read-ahead.sh's fault-shim checks, where b is written ahead.
+# A hole punched in the next file after its chunks were written ahead:
+# strace stops cp8M after a is linked (its first link), and the hole is
+# punched in c then, while c waits, written ahead, for its own copy.
+rm -rf hsrc hdst
+mkdir hsrc || exit 99
+for f in a b c; do random_file "hsrc/$f" $((3 * M)); done
+if fallocate -p -o $M -l $M hsrc/c 2>/dev/null; then
+  # The hole was there first: set the same data back, then punch it
+  # while the copy runs.
+  random_file hsrc/c $((3 * M))
+  # shellcheck disable=SC2086
+  trace -f -o /dev/null -e trace=linkat -e inject=linkat:delay_exit=1500000:when=1 \
+    cp8M -r $args hsrc hdst &
+  pid=$!
+  sleep 0.7
+  fallocate -p -o $M -l $M hsrc/c || fail "cannot punch a hole"
+  wait $pid || fail "cp8M -r with a hole punched meanwhile failed"
+  cmp hsrc/c hdst/c || fail "a hole punched after c was written ahead: the copy is not c as it is now"
+  note "next file with a hole punched meanwhile: copied as it is now"
+fi
+
+# 5. None written ahead where it would not be taken: --verify,
+#    --sparse=always, destinations that exist.
+for opt in --verify --sparse=always; do
+  rm -rf ours
+  # shellcheck disable=SC2086
+  cp8M -r --debug $opt $args tree ours >debug.out || fail "cp8M -r $opt failed"
+  grep -q 'written ahead' debug.out && { cat debug.out >&2; fail "$opt: written ahead"; }
+  diff -r tree ours >/dev/null || fail "$opt: wrong copies"
+done
+# shellcheck disable=SC2086
+cp8M -r --debug $args tree/. ours/ >debug.out || fail "cp8M -r onto a copy failed"
+grep -q 'written ahead' debug.out && { cat debug.out >&2; fail "onto a copy: written ahead"; }
+note "--verify, --sparse=always, existing destinations: nothing written ahead"
+
+# 6. A disk that fills up: the same files complete as GNU cp's copy, the
+#    same exit status and message for the file that does not fit, and
+#    no partial file of cp8M's (GNU cp keeps its partial file: that one
+#    is left out of the comparison).
+cd "$work" || exit 99
+mkdir big || exit 99
+for f in f1 f2 f3 f4 f5 f6 f7 f8; do random_file "big/$f" $((14 * M)); done
+for side in gnu ours; do
+  mount_loop ext4 112 "full-$side" || fail "cannot set up a small ext4"
+  if [ $side = gnu ]; then
+    "$GNU_CP" -r big "$mp/big" 2>"$side.err"; echo $? >"$side.status"
+  else
+    # shellcheck disable=SC2086
+    cp8M -r $args big "$mp/big" 2>"$side.err"; echo $? >"$side.status"
+  fi
+  sed "s|$mp|MP|g; s|^[^:]*: ||" "$side.err" >"$side.msg"
+  (cd "$mp/big" && for f in *; do cmp -s "$f" "$work/big/$f" && echo "$f"; done) \
+    >"$side.complete"
+  ls "$mp/big" >"$side.names"
+done
+cmp -s gnu.status ours.status || fail "full disk: exit $(cat ours.status), GNU's $(cat gnu.status)"
+cmp -s gnu.msg ours.msg ||
+  { diff gnu.msg ours.msg >&2; fail "full disk: messages differ from GNU cp's"; }
+cmp -s gnu.complete ours.complete ||
+  { diff gnu.complete ours.complete >&2; fail "full disk: other files complete than GNU cp's"; }
+cmp -s ours.complete ours.names ||
+  { diff ours.complete ours.names >&2; fail "full disk: an incomplete file was left"; }
+note "full disk: $(wc -l <ours.complete) files complete, as GNU cp's; $(cat ours.msg)"
+
+# 7. SIGKILL at random moments during a tree copy that writes ahead:
+#    every file under its name is complete.
+mount_loop ext4 256 kill || fail "cannot set up ext4 (kill)"
+cd "$mp" || exit 99
+mkdir ksrc || exit 99
+i=0
+while [ $i -lt 16 ]; do random_file "ksrc/f$i" $((6 * M + i * 4096)); i=$((i + 1)); done
+sync
+# Moments drawn over the length of an unkilled copy.
+start=$(date +%s%N)
+# shellcheck disable=SC2086
+cp8M -r $args ksrc kdst || fail "cp8M -r ksrc failed"
+span=$((($(date +%s%N) - start) / 1000000 + 1))
+states=
+r=0
+while [ $r -lt 12 ]; do
+  rm -rf kdst
+  # shellcheck disable=SC2086
+  cp8M -r $args ksrc kdst &
+  pid=$!
+  ms=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % span))
+  sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+  kill -KILL $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  n=0
+  for f in kdst/*; do
+    [ -e "$f" ] || continue
+    cmp -s "$f" "ksrc/${f#kdst/}" || fail "killed copy: $f is under its name and not complete"
+    n=$((n + 1))
+  done
+  states="$states $n"
+  r=$((r + 1))
+done
+note "killed 12 times over ${span} ms: complete files under their names each time:$states"
+exit 0
