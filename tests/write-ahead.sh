@@ -18,7 +18,8 @@
 #   - none is written ahead where the copy would not take it: --verify,
 #     --sparse=always, an existing destination;
 #   - a disk that fills up fails the same files as GNU cp's copy, with
-#     the same message, and leaves only complete files;
+#     the same message, and leaves only complete files, also when the
+#     file before is sparse (its space is not reserved ahead of its data);
 #   - SIGKILL at random moments leaves no file that looks complete and
 #     is not (kill-torture.sh kills trees too; here, many small rounds on
 #     a tree where writing ahead is sure to happen).
@@ -206,6 +207,41 @@ cmp -s gnu.complete ours.complete ||
 cmp -s ours.complete ours.names ||
   { diff ours.complete ours.names >&2; fail "full disk: an incomplete file was left"; }
 note "full disk: $(wc -l <ours.complete) files complete, as GNU cp's; $(cat ours.msg)"
+
+# 6b. The same with a sparse file first (its copy keeps its hole, so its
+#     space is not reserved before its data is written): the next file
+#     must not take that space early.  56 MiB of data and an 8 MiB file
+#     onto 60 MiB free (of which more than 8 MiB and the 32 MiB writing
+#     ahead keeps free are available to all): GNU cp copies the first and
+#     fails the second.
+cd "$work" || exit 99
+truncate -s $((57 * M)) sparse || exit 99
+dd if=/dev/urandom of=sparse bs=1M count=28 conv=notrunc 2>/dev/null &&
+  dd if=/dev/urandom of=sparse bs=1M seek=29 count=28 conv=notrunc 2>/dev/null ||
+  exit 99
+random_file dense $((8 * M))
+for side in gnu ours; do
+  mount_loop ext4 112 "sparse-$side" || fail "cannot set up a small ext4"
+  # Root may use the reserved blocks too: free, not available.
+  avail=$(($(stat -f -c '%f * %S' "$mp")))
+  fallocate -l $((avail - 60 * M)) "$mp/filler" || exit 99
+  mkdir "$mp/d" || exit 99
+  if [ $side = gnu ]; then
+    "$GNU_CP" sparse dense "$mp/d/" 2>"$side.err"; echo $? >"$side.status"
+  else
+    # shellcheck disable=SC2086
+    cp8M $args sparse dense "$mp/d/" 2>"$side.err"; echo $? >"$side.status"
+  fi
+  sed "s|$mp|MP|g; s|^[^:]*: ||" "$side.err" >"$side.msg"
+  (cd "$mp/d" && for f in *; do cmp -s "$f" "$work/$f" && echo "$f"; done) \
+    >"$side.complete"
+done
+cmp -s gnu.status ours.status || fail "sparse, full disk: exit $(cat ours.status), GNU's $(cat gnu.status)"
+cmp -s gnu.msg ours.msg ||
+  { diff gnu.msg ours.msg >&2; fail "sparse, full disk: messages differ from GNU cp's"; }
+cmp -s gnu.complete ours.complete ||
+  { diff gnu.complete ours.complete >&2; fail "sparse, full disk: other files complete than GNU cp's"; }
+note "sparse file first, full disk: $(cat ours.complete | tr '\n' ' ')complete, as GNU cp's; $(cat ours.msg)"
 
 # 7. SIGKILL at random moments during a tree copy that writes ahead:
 #    every file under its name is complete.

@@ -402,9 +402,20 @@ ahead_claim (struct ahead *a, unsigned int n, char **bufs)
   return got;
 }
 
+/* Whether a file dropped or queued is writing to DST_DEV/DST_INO.  */
+static bool
+writing_to (struct ahead *a, dev_t dst_dev, ino_t dst_ino)
+{
+  for (int i = 0; i < AHEAD_SLOTS; i++)
+    if (a->f[i].used && a->f[i].busy > 0 && a->f[i].dst_fd >= 0
+        && a->f[i].dst_dev == dst_dev && a->f[i].dst_ino == dst_ino)
+      return true;
+  return false;
+}
+
 unsigned int
 ahead_take (struct ahead *a, struct ahead_version const *v, dev_t dst_dev,
-            ino_t dst_ino, char **bufs, bool *kept)
+            ino_t dst_ino, bool take_written, char **bufs, bool *kept)
 {
   unsigned int n = 0;
   *kept = false;
@@ -422,7 +433,7 @@ ahead_take (struct ahead *a, struct ahead_version const *v, dev_t dst_dev,
         pthread_cond_wait (&a->done, &a->lock);
       if (same_version (&f->v, v))
         {
-          *kept = f->dst_fd >= 0 && f->dst_dev == dst_dev
+          *kept = take_written && f->dst_fd >= 0 && f->dst_dev == dst_dev
                   && f->dst_ino == dst_ino;
           for (; n < f->want; n++)
             if (f->state[n] == CHUNK_WHOLE)
@@ -438,6 +449,11 @@ ahead_take (struct ahead *a, struct ahead_version const *v, dev_t dst_dev,
         }
       drop (a, f);
     }
+  /* A file dropped before (changed since, or its buffers taken back)
+     may still be writing into this destination: the copy must not
+     write under it, nor cut the file before it is done.  */
+  while (writing_to (a, dst_dev, dst_ino))
+    pthread_cond_wait (&a->done, &a->lock);
   pthread_mutex_unlock (&a->lock);
   return n;
 }
@@ -463,16 +479,19 @@ ahead_write_to (struct ahead *a, struct ahead_version const *v, int dst_fd,
   return took;
 }
 
-bool
-ahead_writes_to (struct ahead *a, struct ahead_version const *v,
-                 dev_t dst_dev, ino_t dst_ino)
+enum ahead_dest_state
+ahead_dest (struct ahead *a, struct ahead_version const *v, dev_t dst_dev,
+            ino_t dst_ino)
 {
   pthread_mutex_lock (&a->lock);
   struct ahead_file *f = find (a, v);
-  bool yes = f && f->dst_fd >= 0 && f->dst_dev == dst_dev
-             && f->dst_ino == dst_ino && same_version (&f->v, v);
+  enum ahead_dest_state state = AHEAD_DEST_NONE;
+  if (f && same_version (&f->v, v) && !f->taken)
+    state = f->dst_fd < 0 ? AHEAD_DEST_FREE
+            : f->dst_dev == dst_dev && f->dst_ino == dst_ino ? AHEAD_DEST_SAME
+            : AHEAD_DEST_NONE;
   pthread_mutex_unlock (&a->lock);
-  return yes;
+  return state;
 }
 
 void

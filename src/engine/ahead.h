@@ -50,17 +50,18 @@ unsigned int ahead_claim (struct ahead *a, unsigned int n, char **bufs);
 
 /* The file to copy now is V, to the destination DST_DEV/DST_INO: take
    what was read of it, whole chunks from offset 0 on, into BUFS
-   (waiting for its I/Os under way), and return how many.  BUFS[K] is
-   NULL for a chunk already written to that destination (ahead_write_to).
-   *KEPT says whether what was written ahead to that destination holds
-   V's bytes (V is queued, unchanged, with that destination): when
+   (waiting for its I/Os under way, and for any write ahead to that
+   destination), and return how many.  With TAKE_WRITTEN, BUFS[K] is
+   NULL for a chunk already written to that destination
+   (ahead_write_to), and *KEPT says whether what was written ahead to it
+   holds V's bytes (V is queued, unchanged, with that destination): when
    false, anything written ahead to it is stale.  Files queued before it
    are dropped (the caller skipped them); when V is not queued, nothing
    changes.  The caller gives the buffers back with ahead_give when done
    with them.  */
 unsigned int ahead_take (struct ahead *a, struct ahead_version const *v,
-                         dev_t dst_dev, ino_t dst_ino, char **bufs,
-                         bool *kept);
+                         dev_t dst_dev, ino_t dst_ino, bool take_written,
+                         char **bufs, bool *kept);
 
 /* Write the chunks of the queued file V to DST_FD (opened with
    O_DIRECT, owned by A from now on; the file DST_DEV/DST_INO, which no
@@ -73,9 +74,12 @@ bool ahead_write_to (struct ahead *a, struct ahead_version const *v,
                      int dst_fd, dev_t dst_dev, ino_t dst_ino,
                      bool in_order);
 
-/* Whether V is queued, written to DST_DEV/DST_INO already.  */
-bool ahead_writes_to (struct ahead *a, struct ahead_version const *v,
-                      dev_t dst_dev, ino_t dst_ino);
+/* Whether V, queued as it is, is written to DST_DEV/DST_INO already
+   (SAME), may be given a destination (FREE), or neither.  */
+enum ahead_dest_state { AHEAD_DEST_NONE, AHEAD_DEST_FREE, AHEAD_DEST_SAME };
+enum ahead_dest_state ahead_dest (struct ahead *a,
+                                  struct ahead_version const *v,
+                                  dev_t dst_dev, ino_t dst_ino);
 
 /* The files to read ahead from now on, in chunks of CHUNK bytes (the
    buffer size), in the order they will be copied: FDS[I] (opened with O_DIRECT, owned by A from now on, or -1

@@ -293,6 +293,7 @@ struct file_copy
   bool past_eof;       /* a new file preallocated past its end: written
                           in order unless too small to split
                           (prealloc.h) */
+  bool reserved;       /* all of its space was reserved (fallocate) */
   off_t ended_at;      /* the source ended early here, or -1 */
   char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
   unsigned int n_adopt;           /* from its start (ahead_take) */
@@ -716,8 +717,9 @@ open_to_read_ahead (struct file_copy const *fc, int fd,
    would, and written in order where its copy would be (prealloc.h).
    Not on a file system that would be left with less than
    AHEAD_WRITE_ROOM free: the space taken early must not be what the
-   copy under way needs to finish (its name, its attributes), so a disk
-   that fills up fails the same file it would without this.  A full
+   copy under way needs to finish (its name, its attributes; plan_read_ahead
+   calls this only once that copy has its data's space), so a disk that
+   fills up fails the same file it would without this.  A full
    disk only stops this: the copy meets it itself, and reports it.  */
 enum { AHEAD_WRITE_ROOM = 32 * 1024 * 1024 };
 static void
@@ -729,7 +731,7 @@ write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
   off_t bs = ctx->cfg.buffer_size;
   struct stat st;
   if (fstat (dst, &st) != 0 || !S_ISREG (st.st_mode)
-      || ahead_writes_to (ctx->ahead, v, st.st_dev, st.st_ino)
+      || ahead_dest (ctx->ahead, v, st.st_dev, st.st_ino) != AHEAD_DEST_FREE
       || st.st_size != 0 || st.st_blocks != 0
       || refused_index (ctx, st.st_dev) >= 0)
     return;
@@ -793,7 +795,9 @@ plan_read_ahead (struct file_copy *fc)
     ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd, fc->dst_fd);
   /* A reader for each buffer it may have.  */
   ahead_queue (ctx->ahead, ctx->cfg.buffer_size, n, fds, v, want, most);
-  for (unsigned int i = 0; i < n; i++)
+  /* Space for the next files only once this one has all of its own: a
+     disk that fills up must fail the file it fails without this.  */
+  for (unsigned int i = 0; i < n && fc->reserved; i++)
     if (dsts[i] >= 0)
       write_ahead_to (fc, &v[i], dsts[i]);
 }
@@ -884,13 +888,19 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
                                            ctx->cfg.buffer_size,
                                            fc->dst_st.st_blksize));
   rep->in_order = job.in_order;
-  unsigned int ready = adopt_read_ahead (fc, &job, chunks);
-  rep->ahead_chunks = ready;
+  rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
+  /* What is left after the chunks written ahead needs no more I/Os in
+     flight than it has chunks; each chunk read ahead brings its own
+     buffer.  */
+  off_t bs = ctx->cfg.buffer_size;
+  off_t left = job.n_ready
+               + (fc->src_st.st_size - chunks->cur + bs - 1) / bs;
+  unsigned int depth = left < fc->depth ? (left > 0 ? left : 1) : fc->depth;
 
   /* A buffer for each of its own chunks in flight: the first two, then
      the shared ones (taken back from reading ahead if need be).  Then
      the next files may have what is left.  */
-  unsigned int need = fc->depth > ready ? fc->depth - ready : 0;
+  unsigned int need = depth > job.n_ready ? depth - job.n_ready : 0;
   if (need > 1 && ctx->buffers[1])
     job.free_buf[job.n_free++] = ctx->buffers[1];
   if (need > job.n_free)
@@ -904,10 +914,11 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
       job.spare = lend_spare;
       job.spare_arg = ctx->ahead;
     }
-  unsigned int workers = ready + job.n_free;
-  if (workers < fc->depth)
-    rep->depth = workers;   /* what the I/Os in flight really were */
-  pipeline_run (&job, workers < fc->depth ? workers : fc->depth);
+  /* One I/O in flight per buffer at most: what they really were.  */
+  if (job.n_ready + job.n_free < depth)
+    depth = job.n_ready + job.n_free;
+  rep->depth = depth;
+  pipeline_run (&job, depth);
   for (unsigned int i = 0; i < job.n_free; i++)
     if (job.free_buf[i] != ctx->buffers[0]
         && job.free_buf[i] != ctx->buffers[1])
@@ -1044,6 +1055,7 @@ prepare_dest (struct file_copy *fc)
                      size) == 0)
         {
           fc->past_eof = past_eof && !in_place;
+          fc->reserved = true;
           return true;
         }
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
@@ -1264,8 +1276,8 @@ copy_whole (struct file_copy *fc, bool plain)
                        && fc->req->sparse != ENGINE_SPARSE_ALWAYS;
   bool kept;
   fc->n_adopt = ahead_take (ctx->ahead, &v, fc->dst_st.st_dev,
-                            takes_written ? fc->dst_st.st_ino : 0,
-                            fc->adopt, &kept);
+                            fc->dst_st.st_ino, takes_written, fc->adopt,
+                            &kept);
   if (fc->req->prepared && !(takes_written && kept))
     {
       if (ftruncate (dst_fd, 0) != 0)

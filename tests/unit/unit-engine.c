@@ -1904,6 +1904,41 @@ START_TEST (test_write_ahead)
 }
 END_TEST
 
+/* A file longer than what is read ahead of it: the chunks written ahead
+   bring no buffer, and the rest of the file still has as many I/Os in
+   flight as it has chunks left (up to the depth), not two.  */
+START_TEST (test_write_ahead_rest)
+{
+  off_t const size = 12 * BUF;
+  int a = source_file (4 * BUF), a2 = temp_file ();
+  int b = ahead_source (size), b2 = temp_file ();
+  struct engine_ctx *ctx = make_ctx (8);
+  struct engine_result res;
+  engine_lookahead (ctx, &b, &b2, 1);
+  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
+  engine_lookahead_settle (ctx);
+  bool direct_here = res.report.direct;
+  struct engine_request req = direct;
+  req.prepared = true;
+  arm (b, b2);
+  ck_assert (engine_copy (ctx, b, b2, &req, &res));
+  assert_copy_of_pattern (b2, size);
+  ck_assert_int_eq (res.bytes, size);
+  if (direct_here)
+    {
+      /* 8 buffers less the two kept out: 6 chunks ahead, 6 left.  */
+      ck_assert_uint_eq (res.report.ahead_written, 6);
+      ck_assert_uint_eq (res.report.depth, 6);
+      ck_assert_int_eq (fake.written, 6 * BUF);
+    }
+  engine_ctx_free (ctx);
+  close (a);
+  close (a2);
+  close (b);
+  close (b2);
+}
+END_TEST
+
 /* A destination made early that gets nothing written ahead (the file
    it was for was dropped: another file's copy needed the buffers), or a
    prepared destination of another file: its copy starts from an empty
@@ -2062,6 +2097,7 @@ main (void)
   tcase_add_test (tc, test_read_ahead_yields);
   tcase_add_loop_test (tc, test_write_ahead, 0, 7);
   tcase_add_loop_test (tc, test_write_ahead_dropped, 0, 2);
+  tcase_add_test (tc, test_write_ahead_rest);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);
