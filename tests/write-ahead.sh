@@ -179,34 +179,50 @@ cp8M -r --debug $args tree/. ours/ >debug.out || fail "cp8M -r onto a copy faile
 grep -q 'written ahead' debug.out && { cat debug.out >&2; fail "onto a copy: written ahead"; }
 note "--verify, --sparse=always, existing destinations: nothing written ahead"
 
-# 6. A disk that fills up: the same files complete as GNU cp's copy, the
-#    same exit status and message for the file that does not fit, and
-#    no partial file of cp8M's (GNU cp keeps its partial file: that one
-#    is left out of the comparison).
+# full_disk LABEL FREE_MIB DIR ARGS...: copy ARGS (sources, then DIR/)
+# with GNU cp and with cp8M, each onto a new 112 MiB ext4 left with
+# FREE_MIB free (root may use the reserved blocks too: free, not
+# available; 0: as made), into DIR there; the same exit status, the same
+# messages and the same files complete (GNU cp keeps a partial file,
+# cp8M none: only complete files are compared, and cp8M must leave no
+# other).
+full_disk () {
+  _label=$1 _free=$2 _dir=$3
+  shift 3
+  for _side in gnu ours; do
+    mount_loop ext4 112 "$_label-$_side" || fail "cannot set up a small ext4"
+    if [ "$_free" -gt 0 ]; then
+      _avail=$(($(stat -f -c '%f * %S' "$mp")))
+      fallocate -l $((_avail - _free * M)) "$mp/filler" || exit 99
+    fi
+    case $_dir in */) mkdir "$mp/$_dir" || exit 99 ;; esac
+    if [ $_side = gnu ]; then
+      "$GNU_CP" "$@" "$mp/$_dir" 2>"$_side.err"; echo $? >"$_side.status"
+    else
+      # shellcheck disable=SC2086
+      cp8M $args "$@" "$mp/$_dir" 2>"$_side.err"; echo $? >"$_side.status"
+    fi
+    sed "s|$mp|MP|g; s|^[^:]*: ||" "$_side.err" >"$_side.msg"
+    (cd "$mp/$_dir" && for _f in *; do
+       cmp -s "$_f" "$work/$_dir/$_f" && echo "$_f"; done) >"$_side.complete"
+    ls "$mp/$_dir" >"$_side.names"
+  done
+  cmp -s gnu.status ours.status ||
+    fail "$_label: exit $(cat ours.status), GNU's $(cat gnu.status)"
+  cmp -s gnu.msg ours.msg ||
+    { diff gnu.msg ours.msg >&2; fail "$_label: messages differ from GNU cp's"; }
+  cmp -s gnu.complete ours.complete ||
+    { diff gnu.complete ours.complete >&2; fail "$_label: other files complete than GNU cp's"; }
+  cmp -s ours.complete ours.names ||
+    { diff ours.complete ours.names >&2; fail "$_label: an incomplete file was left"; }
+  note "$_label: $(tr '\n' ' ' <ours.complete)complete, as GNU cp's; $(tr '\n' ' ' <ours.msg)"
+}
+
+# 6. A disk that fills up, with a tree of 14 MiB files.
 cd "$work" || exit 99
 mkdir big || exit 99
 for f in f1 f2 f3 f4 f5 f6 f7 f8; do random_file "big/$f" $((14 * M)); done
-for side in gnu ours; do
-  mount_loop ext4 112 "full-$side" || fail "cannot set up a small ext4"
-  if [ $side = gnu ]; then
-    "$GNU_CP" -r big "$mp/big" 2>"$side.err"; echo $? >"$side.status"
-  else
-    # shellcheck disable=SC2086
-    cp8M -r $args big "$mp/big" 2>"$side.err"; echo $? >"$side.status"
-  fi
-  sed "s|$mp|MP|g; s|^[^:]*: ||" "$side.err" >"$side.msg"
-  (cd "$mp/big" && for f in *; do cmp -s "$f" "$work/big/$f" && echo "$f"; done) \
-    >"$side.complete"
-  ls "$mp/big" >"$side.names"
-done
-cmp -s gnu.status ours.status || fail "full disk: exit $(cat ours.status), GNU's $(cat gnu.status)"
-cmp -s gnu.msg ours.msg ||
-  { diff gnu.msg ours.msg >&2; fail "full disk: messages differ from GNU cp's"; }
-cmp -s gnu.complete ours.complete ||
-  { diff gnu.complete ours.complete >&2; fail "full disk: other files complete than GNU cp's"; }
-cmp -s ours.complete ours.names ||
-  { diff ours.complete ours.names >&2; fail "full disk: an incomplete file was left"; }
-note "full disk: $(wc -l <ours.complete) files complete, as GNU cp's; $(cat ours.msg)"
+full_disk full 0 big -r big
 
 # 6b. The same with a sparse file first (its copy keeps its hole, so its
 #     space is not reserved before its data is written): the next file
@@ -214,34 +230,13 @@ note "full disk: $(wc -l <ours.complete) files complete, as GNU cp's; $(cat ours
 #     onto 60 MiB free (of which more than 8 MiB and the 32 MiB writing
 #     ahead keeps free are available to all): GNU cp copies the first and
 #     fails the second.
-cd "$work" || exit 99
-truncate -s $((57 * M)) sparse || exit 99
-dd if=/dev/urandom of=sparse bs=1M count=28 conv=notrunc 2>/dev/null &&
-  dd if=/dev/urandom of=sparse bs=1M seek=29 count=28 conv=notrunc 2>/dev/null ||
+mkdir sp || exit 99
+truncate -s $((57 * M)) sp/sparse || exit 99
+dd if=/dev/urandom of=sp/sparse bs=1M count=28 conv=notrunc 2>/dev/null &&
+  dd if=/dev/urandom of=sp/sparse bs=1M seek=29 count=28 conv=notrunc 2>/dev/null ||
   exit 99
-random_file dense $((8 * M))
-for side in gnu ours; do
-  mount_loop ext4 112 "sparse-$side" || fail "cannot set up a small ext4"
-  # Root may use the reserved blocks too: free, not available.
-  avail=$(($(stat -f -c '%f * %S' "$mp")))
-  fallocate -l $((avail - 60 * M)) "$mp/filler" || exit 99
-  mkdir "$mp/d" || exit 99
-  if [ $side = gnu ]; then
-    "$GNU_CP" sparse dense "$mp/d/" 2>"$side.err"; echo $? >"$side.status"
-  else
-    # shellcheck disable=SC2086
-    cp8M $args sparse dense "$mp/d/" 2>"$side.err"; echo $? >"$side.status"
-  fi
-  sed "s|$mp|MP|g; s|^[^:]*: ||" "$side.err" >"$side.msg"
-  (cd "$mp/d" && for f in *; do cmp -s "$f" "$work/$f" && echo "$f"; done) \
-    >"$side.complete"
-done
-cmp -s gnu.status ours.status || fail "sparse, full disk: exit $(cat ours.status), GNU's $(cat gnu.status)"
-cmp -s gnu.msg ours.msg ||
-  { diff gnu.msg ours.msg >&2; fail "sparse, full disk: messages differ from GNU cp's"; }
-cmp -s gnu.complete ours.complete ||
-  { diff gnu.complete ours.complete >&2; fail "sparse, full disk: other files complete than GNU cp's"; }
-note "sparse file first, full disk: $(cat ours.complete | tr '\n' ' ')complete, as GNU cp's; $(cat ours.msg)"
+random_file sp/dense $((8 * M))
+full_disk sparse-first 60 sp/ sp/sparse sp/dense
 
 # 7. SIGKILL at random moments during a tree copy that writes ahead:
 #    every file under its name is complete.
