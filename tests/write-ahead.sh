@@ -151,8 +151,8 @@ rm -rf hsrc hdst
 mkdir hsrc || exit 99
 for f in a b c; do random_file "hsrc/$f" $((3 * M)); done
 if fallocate -p -o $M -l $M hsrc/c 2>/dev/null; then
-  # The hole was there first: set the same data back, then punch it
-  # while the copy runs.
+  # Holes can be punched here: give c its data back whole, and punch
+  # the hole again while the copy runs.
   random_file hsrc/c $((3 * M))
   # shellcheck disable=SC2086
   trace -f -o /dev/null -e trace=linkat -e inject=linkat:delay_exit=1500000:when=1 \
