@@ -294,6 +294,8 @@ struct file_copy
                           in order unless too small to split
                           (prealloc.h) */
   bool reserved;       /* all of its space was reserved (fallocate) */
+  bool written_ahead;  /* its destination was written ahead (and
+                          preallocated then), and is kept */
   off_t ended_at;      /* the source ended early here, or -1 */
   char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
   unsigned int n_adopt;           /* from its start (ahead_take) */
@@ -1051,8 +1053,10 @@ prepare_dest (struct file_copy *fc)
       bool past_eof = in_place
                       || prealloc_past_eof (fc->dst_fd, &fc->dst_st, size,
                                             &fc->ctx->prealloc);
-      if (fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
-                     size) == 0)
+      /* Written ahead, it was preallocated so then (write_ahead_to).  */
+      if (fc->written_ahead
+          || fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
+                        size) == 0)
         {
           fc->past_eof = past_eof && !in_place;
           fc->reserved = true;
@@ -1278,7 +1282,11 @@ copy_whole (struct file_copy *fc, bool plain)
   fc->n_adopt = ahead_take (ctx->ahead, &v, fc->dst_st.st_dev,
                             fc->dst_st.st_ino, takes_written, fc->adopt,
                             &kept);
-  if (fc->req->prepared && !(takes_written && kept))
+  fc->written_ahead = takes_written && kept;
+  /* Empty when the caller looked at it: nothing was ever written to it
+     (write_ahead_to preallocates before anything is written).  */
+  if (fc->req->prepared && !fc->written_ahead
+      && (fc->dst_st.st_size != 0 || fc->dst_st.st_blocks != 0))
     {
       if (ftruncate (dst_fd, 0) != 0)
         return fail (res, ENGINE_SIDE_WRITE, errno);
