@@ -1551,17 +1551,18 @@ lookahead1 (struct engine_ctx *ctx, int fd)
 }
 
 /* Copy a new file A of 4 buffers with REQ, naming the N files NEXT as
-   those to copy next, and check A's copy; then let reading ahead read
-   what it can (it runs on threads of its own, which a test must not
-   race).  Return whether A went direct (without direct I/O here,
-   nothing is read ahead).  */
+   those to copy next (with the destinations made early DSTS, or NULL),
+   and check A's copy; then let reading (and writing) ahead do what it
+   can (it runs on threads of its own, which a test must not race).
+   Return whether A went direct (without direct I/O here, nothing is
+   read ahead).  */
 static bool
-copy_a_then_all (struct engine_ctx *ctx, int const *next, unsigned int n,
-                 struct engine_request const *req)
+copy_a_then_all (struct engine_ctx *ctx, int const *next, int const *dsts,
+                 unsigned int n, struct engine_request const *req)
 {
   int a = source_file (4 * BUF), a2 = temp_file ();
   struct engine_result res;
-  engine_lookahead (ctx, next, NULL, n);
+  engine_lookahead (ctx, next, dsts, n);
   ck_assert (engine_copy (ctx, a, a2, req, &res));
   assert_copy_of_pattern (a2, 4 * BUF);
   ck_assert_uint_eq (res.report.ahead_chunks, 0);
@@ -1574,7 +1575,7 @@ copy_a_then_all (struct engine_ctx *ctx, int const *next, unsigned int n,
 static bool
 copy_a_then (struct engine_ctx *ctx, int b, struct engine_request const *req)
 {
-  return copy_a_then_all (ctx, &b, 1, req);
+  return copy_a_then_all (ctx, &b, NULL, 1, req);
 }
 
 /* Copy A (4 buffers) with B named as the next file, through a descriptor
@@ -1764,7 +1765,7 @@ START_TEST (test_read_ahead_files)
     }
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
+  bool direct_here = copy_a_then_all (ctx, f, NULL, 3, &direct);
   for (int i = _i; i < 3; i++)
     {
       engine_lookahead (ctx, f + i + 1, NULL, 2 - i);
@@ -1805,7 +1806,6 @@ END_TEST
 START_TEST (test_write_ahead)
 {
   off_t const size = 5 * BUF + 100;
-  int a = source_file (4 * BUF), a2 = temp_file ();
   int b = ahead_source (size), b2 = temp_file ();
   struct io_range zeros = { BUF, BUF, true };
   if (_i == 4)
@@ -1818,11 +1818,7 @@ START_TEST (test_write_ahead)
     }
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  engine_lookahead (ctx, &b, &b2, 1);
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
-  engine_lookahead_settle (ctx);
-  assert_copy_of_pattern (a2, 4 * BUF);
-  bool direct_here = res.report.direct;
+  bool direct_here = copy_a_then_all (ctx, &b, &b2, 1, &direct);
   struct stat st;
   ck_assert_int_eq (fstat (b2, &st), 0);
   if (direct_here)
@@ -1897,8 +1893,6 @@ START_TEST (test_write_ahead)
         ck_assert_int_eq (fake.written, now);
     }
   engine_ctx_free (ctx);
-  close (a);
-  close (a2);
   close (b);
   close (b2);
 }
@@ -1910,14 +1904,10 @@ END_TEST
 START_TEST (test_write_ahead_rest)
 {
   off_t const size = 12 * BUF;
-  int a = source_file (4 * BUF), a2 = temp_file ();
   int b = ahead_source (size), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  engine_lookahead (ctx, &b, &b2, 1);
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
-  engine_lookahead_settle (ctx);
-  bool direct_here = res.report.direct;
+  bool direct_here = copy_a_then_all (ctx, &b, &b2, 1, &direct);
   struct engine_request req = direct;
   req.prepared = true;
   arm (b, b2);
@@ -1932,8 +1922,6 @@ START_TEST (test_write_ahead_rest)
       ck_assert_int_eq (fake.written, 6 * BUF);
     }
   engine_ctx_free (ctx);
-  close (a);
-  close (a2);
   close (b);
   close (b2);
 }
@@ -1951,10 +1939,7 @@ START_TEST (test_write_ahead_dropped)
   struct engine_result res;
   struct engine_request req = direct;
   req.prepared = true;
-  engine_lookahead (ctx, &b, &b2, 1);
-  int a = source_file (4 * BUF), a2 = temp_file ();
-  ck_assert (engine_copy (ctx, a, a2, &direct, &res));
-  engine_lookahead_settle (ctx);
+  copy_a_then_all (ctx, &b, &b2, 1, &direct);
   /* A bigger copy between takes every buffer back.  */
   int c = source_file (8 * BUF), c2 = temp_file ();
   ck_assert (engine_copy (ctx, c, c2, _i ? &req : &direct, &res));
@@ -1964,8 +1949,6 @@ START_TEST (test_write_ahead_dropped)
   assert_copy_of_pattern (b2, size);
   ck_assert_int_eq (res.bytes, size);
   engine_ctx_free (ctx);
-  close (a);
-  close (a2);
   close (b);
   close (b2);
   close (c);
@@ -1986,7 +1969,7 @@ START_TEST (test_read_ahead_yields)
   int x = source_file (x_size), x2 = temp_file (), b2 = temp_file ();
   struct engine_ctx *ctx = make_ctx (8);
   struct engine_result res;
-  bool direct_here = copy_a_then_all (ctx, f, 3, &direct);
+  bool direct_here = copy_a_then_all (ctx, f, NULL, 3, &direct);
   engine_lookahead (ctx, f, NULL, 3);
   ck_assert (engine_copy (ctx, x, x2, &direct, &res));
   assert_copy_of_pattern (x2, x_size);
