@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -144,6 +145,38 @@ engine_buffer_bytes (struct engine_ctx const *ctx)
   return n * ctx->cfg.buffer_size;
 }
 
+/* Buffers in whole 2 MiB pieces are asked for as transparent huge pages.
+   Why: the device takes a request of a bounded number of physically
+   contiguous segments (254 on virtio-blk), so a buffer of scattered
+   4 KiB pages leaves in more, smaller requests.  Measured here on a
+   4 GiB copy: 1.6-1.9 MiB a request with small pages, 3.8 MiB with huge
+   ones (fio, whose one large buffer happened to be more contiguous:
+   3.2), and the copy 1.5 times as fast.  Where the system has no huge
+   pages to give (THP "never", memory too fragmented), the buffer gets
+   small pages, as before.  */
+enum { HUGE_PAGE = 2 * 1024 * 1024 };
+
+/* A buffer of SIZE bytes, aligned as direct I/O needs, or NULL.  */
+static void *
+buffer_alloc (struct engine_ctx const *ctx, size_t size)
+{
+  size_t align = ctx->buffer_align;
+  bool huge = false;
+#ifdef MADV_HUGEPAGE
+  huge = size % HUGE_PAGE == 0 && align < HUGE_PAGE;
+  if (huge)
+    align = HUGE_PAGE;
+#endif
+  void *buf;
+  if (posix_memalign (&buf, align, size) != 0)
+    return NULL;
+#ifdef MADV_HUGEPAGE
+  if (huge)
+    madvise (buf, size, MADV_HUGEPAGE);   /* a hint: failing is fine */
+#endif
+  return buf;
+}
+
 /* The size of the first buffer, which every later one shares: the size
    asked for, or, when that cannot be had (a memory limit the cp layer's
    budget did not see), the largest of its halves down to 1 MiB that can.
@@ -156,8 +189,8 @@ first_buffer (struct engine_ctx *ctx)
                  ? ctx->cfg.buffer_size : ENGINE_MIN_BUFFER;
   for (size_t size = ctx->cfg.buffer_size;; )
     {
-      void *buf;
-      if (posix_memalign (&buf, ctx->buffer_align, size) == 0)
+      void *buf = buffer_alloc (ctx, size);
+      if (buf)
         {
           if (size < ctx->cfg.buffer_size)
             ctx->short_of_memory = true;
@@ -199,8 +232,8 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
   for (; got < n; got++)
     if (!ctx->buffers[got])
       {
-        void *buf;
-        if (posix_memalign (&buf, ctx->buffer_align, ctx->cfg.buffer_size))
+        void *buf = buffer_alloc (ctx, ctx->cfg.buffer_size);
+        if (!buf)
           {
             ctx->short_of_memory = true;
             break;
