@@ -163,8 +163,8 @@ buffer_alloc (struct engine_ctx const *ctx, size_t size)
   size_t align = ctx->buffer_align;
   bool huge = false;
 #ifdef MADV_HUGEPAGE
-  huge = size % HUGE_PAGE == 0 && align < HUGE_PAGE;
-  if (huge)
+  huge = size % HUGE_PAGE == 0;
+  if (huge && align < HUGE_PAGE)
     align = HUGE_PAGE;
 #endif
   void *buf;
