@@ -1,37 +1,41 @@
 #!/bin/sh
 # The data buffers are asked for as transparent huge pages when they come
-# in whole 2 MiB pieces (engine.c, buffer_alloc): with scattered 4 KiB
-# pages each I/O reached the device in twice as many requests, and the
-# copy ran at 0.7 of the rate.  A copy is held mid-way (its source a
+# in whole huge pages (src/engine/buffers.c): with scattered 4 KiB pages
+# each I/O reached the device in twice as many requests, and the copy ran
+# at 0.7 of the rate.  A copy is held mid-way (its source a
 # FIFO that stays open) while its memory map is read.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 [ -r /proc/self/smaps ] || skip "no /proc/PID/smaps"
 grep -q '^VmFlags:' /proc/self/smaps || skip "smaps shows no VmFlags"
 [ -e /sys/kernel/mm/transparent_hugepage/enabled ] ||
   skip "no transparent huge pages in this kernel"
+grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+  skip "transparent huge pages are turned off (never)"
+[ "$(cat /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)" = 2097152 ] ||
+  skip "huge pages here are not of 2 MiB"
 
-# regions ARGS...: copy a FIFO with cp8M ARGS, holding it open after its
-# first MiB; print each mapping of at least 2 MiB of the running copy as
-# "START SIZE_KIB FLAGS...".
+# regions ARGS...: copy a FIFO with cp8M ARGS, holding it open once the
+# copy has read most of a first MiB (all but what the pipe holds: its
+# buffer exists by then); print the running copy's mappings of at least
+# 2 MiB and those flagged for huge pages, each as "START SIZE_KIB
+# FLAGS...".
 regions () {
-  rm -f fifo out
+  rm -f fifo out written
   mkfifo fifo || fail "cannot make a FIFO"
   # The writer's sleep is killed below; it only keeps the FIFO open.
-  sh -c 'head -c 1048576 /dev/urandom && exec sleep 60' >fifo &
+  sh -c 'head -c 1048576 /dev/urandom && : >written && exec sleep 60' >fifo &
   writer=$!
   cp8M "$@" fifo out &
   copier=$!
-  # Wait until the copy has read the first MiB: its buffer exists (the
-  # destination has no name before the end).
   i=0
-  while [ "$(awk '/^rchar:/ { print $2 }' "/proc/$copier/io" 2>/dev/null ||
-            echo 0)" -lt 1048576 ] && [ $i -lt 200 ]; do
+  until [ -e written ]; do
+    [ $i -lt 200 ] || { kill "$writer" "$copier"; fail "cp8M $* did not read its FIFO"; }
     sleep 0.05
     i=$((i + 1))
   done
   awk '/^[0-9a-f]+-[0-9a-f]+ / { split ($1, r, "-"); start = r[1] }
        /^Size:/ { size = $2 }
-       /^VmFlags:/ { if (size >= 2048) { $1 = ""; print start, size, $0 } }' \
+       /^VmFlags:/ { if (size >= 2048 || / hg( |$)/) { $1 = ""; print start, size, $0 } }' \
     "/proc/$copier/smaps" >regions.txt
   kill "$writer"
   wait "$copier" || fail "cp8M $* fifo out failed"

@@ -11,12 +11,12 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ahead.h"
+#include "buffers.h"
 #include "cache.h"
 #include "dio.h"
 #include "iosizes.h"
@@ -35,7 +35,9 @@ struct engine_ctx
 {
   struct engine_config cfg;
   char *buffers[ENGINE_MAX_DEPTH];  /* allocated on first need */
+  bool buffer_mapped[ENGINE_MAX_DEPTH];  /* for buffer_free */
   size_t buffer_align;
+  size_t huge_page;      /* buffer_huge_size, read with the first buffer */
   unsigned int allocations;
   bool short_of_memory;  /* an allocation failed: fewer or smaller buffers */
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
@@ -89,7 +91,8 @@ engine_ctx_free (struct engine_ctx *ctx)
       /* First: its threads may be reading into the buffers.  */
       ahead_free (ctx->ahead);
       for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
-        free (ctx->buffers[i]);
+        buffer_free (ctx->buffers[i], ctx->cfg.buffer_size,
+                     ctx->buffer_mapped[i]);
       verify_rec_free (&ctx->verify);
       free (ctx);
     }
@@ -145,38 +148,6 @@ engine_buffer_bytes (struct engine_ctx const *ctx)
   return n * ctx->cfg.buffer_size;
 }
 
-/* Buffers in whole 2 MiB pieces are asked for as transparent huge pages.
-   Why: the device takes a request of a bounded number of physically
-   contiguous segments (254 on virtio-blk), so a buffer of scattered
-   4 KiB pages leaves in more, smaller requests.  Measured here on a
-   4 GiB copy: 1.6-1.9 MiB a request with small pages, 3.8 MiB with huge
-   ones (fio, whose one large buffer happened to be more contiguous:
-   3.2), and the copy 1.5 times as fast.  Where the system has no huge
-   pages to give (THP "never", memory too fragmented), the buffer gets
-   small pages, as before.  */
-enum { HUGE_PAGE = 2 * 1024 * 1024 };
-
-/* A buffer of SIZE bytes, aligned as direct I/O needs, or NULL.  */
-static void *
-buffer_alloc (struct engine_ctx const *ctx, size_t size)
-{
-  size_t align = ctx->buffer_align;
-  bool huge = false;
-#ifdef MADV_HUGEPAGE
-  huge = size % HUGE_PAGE == 0;
-  if (huge && align < HUGE_PAGE)
-    align = HUGE_PAGE;
-#endif
-  void *buf;
-  if (posix_memalign (&buf, align, size) != 0)
-    return NULL;
-#ifdef MADV_HUGEPAGE
-  if (huge)
-    madvise (buf, size, MADV_HUGEPAGE);   /* a hint: failing is fine */
-#endif
-  return buf;
-}
-
 /* The size of the first buffer, which every later one shares: the size
    asked for, or, when that cannot be had (a memory limit the cp layer's
    budget did not see), the largest of its halves down to 1 MiB that can.
@@ -189,7 +160,8 @@ first_buffer (struct engine_ctx *ctx)
                  ? ctx->cfg.buffer_size : ENGINE_MIN_BUFFER;
   for (size_t size = ctx->cfg.buffer_size;; )
     {
-      void *buf = buffer_alloc (ctx, size);
+      char *buf = buffer_alloc (size, ctx->buffer_align, ctx->huge_page,
+                                &ctx->buffer_mapped[0]);
       if (buf)
         {
           if (size < ctx->cfg.buffer_size)
@@ -223,6 +195,7 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
       unsigned int mem = src.mem_align > dst.mem_align ? src.mem_align
                                                        : dst.mem_align;
       ctx->buffer_align = dio_buffer_alignment (sysconf (_SC_PAGESIZE), mem);
+      ctx->huge_page = buffer_huge_size ();
       ctx->buffers[0] = first_buffer (ctx);
       if (!ctx->buffers[0])
         return 0;
@@ -232,7 +205,8 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
   for (; got < n; got++)
     if (!ctx->buffers[got])
       {
-        void *buf = buffer_alloc (ctx, ctx->cfg.buffer_size);
+        char *buf = buffer_alloc (ctx->cfg.buffer_size, ctx->buffer_align,
+                                  ctx->huge_page, &ctx->buffer_mapped[got]);
         if (!buf)
           {
             ctx->short_of_memory = true;
