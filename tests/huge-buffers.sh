@@ -25,7 +25,9 @@ regions () {
   # The writer's sleep is killed below; it only keeps the FIFO open.
   sh -c 'head -c 1048576 /dev/urandom && : >written && exec sleep 60' >fifo &
   writer=$!
-  cp8M "$@" fifo out &
+  # One buffer in flight: the smallest budget that still gives it its
+  # full size.
+  cp8M --queue-depth=1 "$@" fifo out &
   copier=$!
   i=0
   until [ -e written ]; do
