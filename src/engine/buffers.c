@@ -14,40 +14,31 @@
 #include "buffers.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "read-file.h"
 
 #if defined MADV_HUGEPAGE && defined MAP_ANONYMOUS
 # define HAVE_THP 1
 #endif
 
-/* The first line of FILE, in BUF of SIZE bytes; false if unreadable.  */
-static bool
-first_line (char const *file, char *buf, int size)
-{
-  FILE *f = fopen (file, "re");
-  if (!f)
-    return false;
-  bool ok = fgets (buf, size, f) != NULL;
-  fclose (f);
-  return ok;
-}
-
 size_t
 buffer_huge_size (void)
 {
 #ifdef HAVE_THP
-  char line[128];
-  if (!first_line ("/sys/kernel/mm/transparent_hugepage/enabled", line,
-                   sizeof line)
-      || strstr (line, "[never]"))
+  size_t len;
+  char *enabled = read_file ("/sys/kernel/mm/transparent_hugepage/enabled",
+                             0, &len);
+  bool on = enabled && !strstr (enabled, "[never]");
+  free (enabled);
+  if (!on)
     return 0;
-  if (!first_line ("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
-                   line, sizeof line))
-    return 0;
-  unsigned long long n = strtoull (line, NULL, 10);
+  char *size = read_file ("/sys/kernel/mm/transparent_hugepage/"
+                          "hpage_pmd_size", 0, &len);
+  unsigned long long n = size ? strtoull (size, NULL, 10) : 0;
+  free (size);
   /* A power of two, or nothing.  */
   return n && !(n & (n - 1)) && n <= SIZE_MAX ? (size_t) n : 0;
 #else
