@@ -1,7 +1,7 @@
 #!/bin/sh
 # Writing ahead across files (predest.h, engine_lookahead's DSTS): while
-# one file is copied, the destinations of the next one or two are made
-# early as unnamed O_TMPFILEs, and what is read ahead of those files is
+# one file is copied, the destinations of the next few are made early
+# as unnamed O_TMPFILEs, and what is read ahead of those files is
 # written into them beside the copy under way.  Checked here, on ext4
 # with and without online discard (which changes how files are
 # preallocated and ordered, prealloc.h):
@@ -100,6 +100,45 @@ for mount in plain discard; do
   diff -r tree ours >/dev/null || fail "$mount: -r under strace: wrong copies"
   cd "$work" || exit 99
 done
+
+# 2b. How far ahead: destinations are made early for the next two files,
+#     and for more (eight at most) while those made hold less than the
+#     queue's worth of chunks (predest.h).  With 1 MiB buffers and 24 in
+#     flight, 24 MiB: a tree of 2 MiB files has a file written three or
+#     more files ahead of the one being linked; a tree of 13 MiB files,
+#     two of which hold 26 MiB already, never more than two.  Each link
+#     is held back 0.3 s, so that reading ahead goes as far as it may.
+#     ahead_by TRACE: the most files linked between a file's first write
+#     and its own link.
+ahead_by () {
+  awk '/pwrite64\(/ && !/resumed/ { match ($0, /#[0-9]+>/)
+         f = substr ($0, RSTART, RLENGTH); if (!(f in first)) first[f] = links + 0 }
+       /linkat\(/ { match ($0, /#[0-9]+>/); order[substr ($0, RSTART, RLENGTH)] = ++links }
+       END { m = 0; for (f in first) if (f in order && order[f] - 1 - first[f] > m)
+               m = order[f] - 1 - first[f]; print m }' "$1"
+}
+main_mp=$mp
+mount_loop ext4 512 window || fail "cannot set up ext4 (window)"
+cd "$mp" || exit 99
+mkdir small large || exit 99
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do random_file "small/f$i" $((2 * M)); done
+for i in 1 2 3 4 5 6 7; do random_file "large/f$i" $((13 * M)); done
+for t in small large; do
+  # shellcheck disable=SC2086
+  trace -f -y -o trace -e trace=pwrite64,linkat \
+    -e inject=linkat:delay_exit=300000 cp8M -r $args --queue-depth=24 $t $t.copy ||
+    fail "window: cp8M -r $t under strace failed"
+  diff -r $t $t.copy >/dev/null || fail "window: $t: wrong copies"
+  n=$(ahead_by trace)
+  case $t in
+    small) [ "$n" -ge 3 ] ||
+             fail "window: 2 MiB files: written at most $n files ahead, expected 3 or more" ;;
+    large) [ "$n" -le 2 ] ||
+             fail "window: 13 MiB files: written $n files ahead, expected 2 at most" ;;
+  esac
+  note "window: $t files: written up to $n files ahead"
+done
+mp=$main_mp
 
 cd "$mp" || exit 99
 

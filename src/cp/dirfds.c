@@ -32,6 +32,7 @@
 
 #include "copy.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -98,9 +99,12 @@ dirfds_ahead_files (unsigned int levels)
     return ENGINE_AHEAD_FILES;
   /* Three a file: the cp layer's, the engine's, and, for a moment, the
      engine's next one (it opens the files of a new queue before it
-     closes those of the old); and two for each destination made early
-     (the cp layer's and the engine's direct one).  */
-  long n = (room - 2 * (long) levels - 2 * PREDEST_FILES) / 3;
+     closes those of the old); and two more where a destination is made
+     early for it (the cp layer's and the engine's direct one), which
+     any of them may have (PREDEST_FILES is ENGINE_AHEAD_FILES).  */
+  static_assert ((int) PREDEST_FILES == (int) ENGINE_AHEAD_FILES,
+                 "every file read ahead may have a destination made early");
+  long n = (room - 2 * (long) levels) / 5;
   return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
 }
 

@@ -1,5 +1,5 @@
 /* Destinations made early: while one file is copied, an unnamed
-   O_TMPFILE for each of the next regular files or two, so that the
+   O_TMPFILE for each of the next few regular files, so that the
    engine can write their first chunks beside the writes of the copy
    under way (engine_lookahead).  Part of the cp layer.
 
@@ -22,12 +22,18 @@
 
 #include "copy.h"
 
-/* Made for this many of the next files: with the file under way, the
-   writes of three files can be in flight.  On a tree of 16 MiB files,
-   under strace, that made 2.9 writes in flight on average instead of
-   1.5; eight made 7.3, but no faster copy on this host, for four times
-   the space taken ahead and the descriptors.  */
-enum { PREDEST_FILES = 2 };
+/* Made for at most this many of the next files (open_next_files in
+   regular.c makes them for the first two, and for more only while
+   those made so far hold less than the queue's worth of chunks).  Two
+   sufficed while the buffers were scattered 4 KiB pages (eight were no
+   faster then).  With buffers in huge pages, on a tree of 16 MiB files
+   (two chunks a file), two kept 10 requests in the device's queue on
+   average, eight 19 (fio through the same files: 26), for a copy 2 to
+   7 % faster in interleaved runs, about the host's noise.  The bound by
+   bytes keeps trees of large files at two: no more of them is
+   preallocated early than before.  */
+enum { PREDEST_FILES = 8 };
+enum { PREDEST_ALWAYS = 2 };
 
 struct predest_file
 {

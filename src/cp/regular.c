@@ -119,9 +119,9 @@ open_next_file (struct copy_ctx const *c, struct loc const *next,
    be copied to DEST, or -1: only for a regular file of a buffer or more,
    which the engine may write ahead (not with --verify, which hashes what
    the copy itself writes, nor with --sparse=always, which makes holes of
-   what it would write as zeros).  */
+   what it would write as zeros).  Its size goes to *SIZE.  */
 static int
-early_dest (struct copy_ctx *c, int fd, struct loc const *dest)
+early_dest (struct copy_ctx *c, int fd, struct loc const *dest, off_t *size)
 {
   struct cp8m_options const *o = c->o;
   struct stat st;
@@ -131,34 +131,45 @@ early_dest (struct copy_ctx *c, int fd, struct loc const *dest)
       || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
       || st.st_size < (off_t) engine_buffer_size (c->eng))
     return -1;
+  *size = st.st_size;
   return predest_make (c->predest, c, dest,
                        &st, new_file_mode (o, st.st_mode, &extra));
 }
 
 /* Open the walk's next files (copy_ctx.next_files) into FDS for the
    engine to read ahead while this copy (of SIZE bytes, with REQ) runs,
-   with the destinations made early for the first of them in DSTS, and
-   return how many.  Only after a file large enough to be copied with
-   I/Os in flight (small files must not pay an open more), and when the
-   engine will read ahead for this copy.  */
+   with the destinations made early for some of them in DSTS (see
+   predest.h: the first two, then more while those made hold less than
+   the queue's worth of chunks), and return how many.  Only after a
+   file large enough to be copied with I/Os in flight (small files must
+   not pay an open more), and when the engine will read ahead for this
+   copy.  */
 static unsigned int
 open_next_files (struct copy_ctx *c, off_t size,
                  struct engine_request const *req, int *fds, int *dsts)
 {
-  unsigned int n = 0;
+  unsigned int n = 0, n_early = 0;
+  off_t early_bytes = 0;
+  off_t window = (off_t) engine_queue_depth (c->eng)
+                 * (off_t) engine_buffer_size (c->eng);
   if (size < (off_t) engine_buffer_size (c->eng)
       || !engine_reads_ahead (c->eng, req))
     return 0;
   for (unsigned int i = 0; i < c->n_next; i++)
     {
       int fd = open_next_file (c, &c->next_files[i], &c->next_dests[i]);
-      if (fd >= 0)
+      if (fd < 0)
+        continue;
+      off_t early_size = 0;
+      dsts[n] = (n_early < PREDEST_ALWAYS
+                 || (n_early < PREDEST_FILES && early_bytes < window))
+                ? early_dest (c, fd, &c->next_dests[i], &early_size) : -1;
+      if (dsts[n] >= 0)
         {
-          dsts[n] = n < PREDEST_FILES ? early_dest (c, fd,
-                                                    &c->next_dests[i])
-                                      : -1;
-          fds[n++] = fd;
+          n_early++;
+          early_bytes += early_size;
         }
+      fds[n++] = fd;
     }
   if (c->predest)
     predest_keep (c->predest, dsts, n);

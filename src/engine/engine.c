@@ -124,6 +124,12 @@ engine_buffer_size (struct engine_ctx const *ctx)
 }
 
 unsigned int
+engine_queue_depth (struct engine_ctx const *ctx)
+{
+  return ctx->cfg.queue_depth;
+}
+
+unsigned int
 engine_buffer_allocations (struct engine_ctx const *ctx)
 {
   return ctx->allocations;
