@@ -19,7 +19,8 @@
 #     --sparse=always, an existing destination;
 #   - a disk that fills up fails the same files as GNU cp's copy, with
 #     the same message, and leaves only complete files, also when the
-#     file before is sparse (its space is not reserved ahead of its data);
+#     file before is sparse (its space is not reserved ahead of its data)
+#     or files smaller than a buffer come between;
 #   - SIGKILL at random moments leaves no file that looks complete and
 #     is not (kill-torture.sh kills trees too; here, many small rounds on
 #     a tree where writing ahead is sure to happen).
@@ -276,6 +277,22 @@ dd if=/dev/urandom of=sp/sparse bs=1M count=28 conv=notrunc 2>/dev/null &&
   exit 99
 random_file sp/dense $((8 * M))
 full_disk sparse-first 60 sp/ sp/sparse sp/dense
+
+# 6c. Files smaller than a buffer (none made early for them) between the
+#     copy under way and a file that could be written ahead: their space
+#     must still be there when their turn comes.  With 8 MiB buffers, an
+#     8 MiB file, seven of 7 MiB and an 8 MiB one onto 60 MiB free: GNU
+#     cp copies all but the last.  (A destination made early for the
+#     last one, eighth in the queue, took the space of the seventh.)
+mkdir gap || exit 99
+random_file gap/a $((8 * M))
+for f in s1 s2 s3 s4 s5 s6 s7; do random_file "gap/$f" $((7 * M)); done
+random_file gap/x $((8 * M))
+saved_args=$args
+args="--direct=always --buffer-size=8M"
+full_disk small-between 60 gap/ gap/a gap/s1 gap/s2 gap/s3 gap/s4 gap/s5 \
+  gap/s6 gap/s7 gap/x
+args=$saved_args
 
 # 7. SIGKILL at random moments during a tree copy that writes ahead:
 #    every file under its name is complete.

@@ -113,10 +113,10 @@ dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files)
 {
   /* Its duplicate of a directory, the one the thread still looks in, a
      file looked at and the same opened to read: four, and as many again
-     to spare.  */
+     to spare, besides five for each file read ahead (dirfds_ahead_files).  */
   long room = spare_fds ();
   return room == LONG_MAX
-         || room - 2 * (long) levels - 3 * (long) ahead_files >= 8;
+         || room - 2 * (long) levels - 5 * (long) ahead_files >= 8;
 }
 
 int

@@ -22,16 +22,16 @@
 
 #include "copy.h"
 
-/* Made for at most this many of the next files (open_next_files in
-   regular.c makes them for the first two, and for more only while
-   those made so far hold less than the queue's worth of chunks).  Two
-   sufficed while the buffers were scattered 4 KiB pages (eight were no
-   faster then).  With buffers in huge pages, on a tree of 16 MiB files
-   (two chunks a file), two kept 10 requests in the device's queue on
-   average, eight 19 (fio through the same files: 26), for a copy 2 to
-   7 % faster in interleaved runs, about the host's noise.  The bound by
-   bytes keeps trees of large files at two: no more of them is
-   preallocated early than before.  */
+/* Made for at most this many of the next files: for the first two,
+   and for more only while every file before has one and all of them
+   hold no more than the queue's worth of chunks (regular.c,
+   open_next_files).  Two sufficed while the buffers were scattered
+   4 KiB pages (eight were no faster then).  With buffers in huge
+   pages, on a tree of 16 MiB files (two chunks a file), two kept 10
+   requests in the device's queue on average, eight 19 (fio through the
+   same files: 26), for a copy 2 to 7 % faster in interleaved runs,
+   about the host's noise.  Trees of files of half the window or more
+   keep two.  */
 enum { PREDEST_FILES = 8 };
 enum { PREDEST_ALWAYS = 2 };
 

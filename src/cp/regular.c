@@ -116,12 +116,14 @@ open_next_file (struct copy_ctx const *c, struct loc const *next,
 }
 
 /* The destination made early for the next file open as FD (O_PATH), to
-   be copied to DEST, or -1: only for a regular file of a buffer or more,
-   which the engine may write ahead (not with --verify, which hashes what
-   the copy itself writes, nor with --sparse=always, which makes holes of
-   what it would write as zeros).  Its size goes to *SIZE.  */
+   be copied to DEST, or -1: only for a regular file of a buffer or more
+   and of MAX_SIZE bytes at most (-1: any size), which the engine may
+   write ahead (not with --verify, which hashes what the copy itself
+   writes, nor with --sparse=always, which makes holes of what it would
+   write as zeros).  Its size goes to *SIZE.  */
 static int
-early_dest (struct copy_ctx *c, int fd, struct loc const *dest, off_t *size)
+early_dest (struct copy_ctx *c, int fd, struct loc const *dest,
+            off_t max_size, off_t *size)
 {
   struct cp8m_options const *o = c->o;
   struct stat st;
@@ -129,7 +131,8 @@ early_dest (struct copy_ctx *c, int fd, struct loc const *dest, off_t *size)
   if (!c->predest || o->verify
       || o->request.sparse == ENGINE_SPARSE_ALWAYS
       || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || st.st_size < (off_t) engine_buffer_size (c->eng))
+      || st.st_size < (off_t) engine_buffer_size (c->eng)
+      || (max_size >= 0 && st.st_size > max_size))
     return -1;
   *size = st.st_size;
   return predest_make (c->predest, c, dest,
@@ -138,9 +141,13 @@ early_dest (struct copy_ctx *c, int fd, struct loc const *dest, off_t *size)
 
 /* Open the walk's next files (copy_ctx.next_files) into FDS for the
    engine to read ahead while this copy (of SIZE bytes, with REQ) runs,
-   with the destinations made early for some of them in DSTS (see
-   predest.h: the first two, then more while those made hold less than
-   the queue's worth of chunks), and return how many.  Only after a
+   with the destinations made early for some of them in DSTS, and return
+   how many.  Those are made (predest.h) for the first two next files,
+   and for the ones after them only while every file before has one and
+   all of them stay within the queue's worth of chunks: a file in
+   between that is not written ahead must find its space when its copy
+   comes (engine.c, plan_read_ahead, holds the engine to the same), and
+   no more is preallocated early than the queue can use.  Only after a
    file large enough to be copied with I/Os in flight (small files must
    not pay an open more), and when the engine will read ahead for this
    copy.  */
@@ -148,10 +155,11 @@ static unsigned int
 open_next_files (struct copy_ctx *c, off_t size,
                  struct engine_request const *req, int *fds, int *dsts)
 {
-  unsigned int n = 0, n_early = 0;
-  off_t early_bytes = 0;
+  unsigned int n = 0, made = 0;
+  bool unbroken = true;
   off_t window = (off_t) engine_queue_depth (c->eng)
                  * (off_t) engine_buffer_size (c->eng);
+  off_t early_bytes = 0;
   if (size < (off_t) engine_buffer_size (c->eng)
       || !engine_reads_ahead (c->eng, req))
     return 0;
@@ -159,16 +167,24 @@ open_next_files (struct copy_ctx *c, off_t size,
     {
       int fd = open_next_file (c, &c->next_files[i], &c->next_dests[i]);
       if (fd < 0)
-        continue;
+        {
+          unbroken = false;
+          continue;
+        }
       off_t early_size = 0;
-      dsts[n] = (n_early < PREDEST_ALWAYS
-                 || (n_early < PREDEST_FILES && early_bytes < window))
-                ? early_dest (c, fd, &c->next_dests[i], &early_size) : -1;
+      dsts[n] = -1;
+      if (n < PREDEST_ALWAYS)
+        dsts[n] = early_dest (c, fd, &c->next_dests[i], -1, &early_size);
+      else if (unbroken && made < PREDEST_FILES && early_bytes < window)
+        dsts[n] = early_dest (c, fd, &c->next_dests[i],
+                              window - early_bytes, &early_size);
       if (dsts[n] >= 0)
         {
-          n_early++;
+          made++;
           early_bytes += early_size;
         }
+      else
+        unbroken = false;
       fds[n++] = fd;
     }
   if (c->predest)

@@ -737,7 +737,7 @@ open_to_read_ahead (struct file_copy const *fc, int fd,
    fills up fails the same file it would without this.  A full
    disk only stops this: the copy meets it itself, and reports it.  */
 enum { AHEAD_WRITE_ROOM = 32 * 1024 * 1024 };
-static void
+static bool
 write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
                 int dst)
 {
@@ -745,20 +745,24 @@ write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
   struct engine_ctx *ctx = fc->ctx;
   off_t bs = ctx->cfg.buffer_size;
   struct stat st;
-  if (fstat (dst, &st) != 0 || !S_ISREG (st.st_mode)
-      || ahead_dest (ctx->ahead, v, st.st_dev, st.st_ino) != AHEAD_DEST_FREE
-      || st.st_size != 0 || st.st_blocks != 0
+  if (fstat (dst, &st) != 0 || !S_ISREG (st.st_mode))
+    return false;
+  enum ahead_dest_state state = ahead_dest (ctx->ahead, v, st.st_dev,
+                                            st.st_ino);
+  if (state != AHEAD_DEST_FREE)
+    return state == AHEAD_DEST_SAME;   /* set up by a copy before */
+  if (st.st_size != 0 || st.st_blocks != 0
       || refused_index (ctx, st.st_dev) >= 0)
-    return;
+    return false;
   struct statvfs fs;
   if (fstatvfs (dst, &fs) != 0
       || (double) fs.f_bavail * fs.f_frsize
          < (double) v->size + AHEAD_WRITE_ROOM)
-    return;
+    return false;
   bool past_eof = prealloc_past_eof (dst, &st, v->size, &ctx->prealloc);
   int dfd = dio_reopen (dst, O_WRONLY | O_DIRECT);
   if (dfd < 0)
-    return;
+    return false;
   char const *from;
   struct dio_align al = dio_alignment (dfd, &st, &from);
   off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
@@ -767,13 +771,15 @@ write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
       || fallocate (dst, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0, v->size) != 0)
     {
       close (dfd);
-      return;
+      return false;
     }
   ahead_write_to (ctx->ahead, v, dfd, st.st_dev, st.st_ino,
                   past_eof && prealloc_in_order (v->size, bs,
                                                  st.st_blksize));
+  return true;
 #else
   (void) fc, (void) v, (void) dst;
+  return false;
 #endif
 }
 
@@ -790,6 +796,7 @@ plan_read_ahead (struct file_copy *fc)
   struct ahead_version v[ENGINE_AHEAD_FILES];
   unsigned int want[ENGINE_AHEAD_FILES];
   int dsts[ENGINE_AHEAD_FILES];
+  unsigned int pos[ENGINE_AHEAD_FILES];   /* in CTX->next_fds */
   unsigned int n = 0;
   unsigned int most = ctx->cfg.queue_depth - 2;
   if (ctx->n_next == 0 || !engine_reads_ahead (ctx, fc->req))
@@ -802,6 +809,7 @@ plan_read_ahead (struct file_copy *fc)
       if (fds[n] == AHEAD_QUEUED)
         fds[n] = -1;
       dsts[n] = ctx->next_dsts[i];
+      pos[n] = i;
       off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
       want[n++] = whole < most ? whole : most;
     }
@@ -811,10 +819,26 @@ plan_read_ahead (struct file_copy *fc)
   /* A reader for each buffer it may have.  */
   ahead_queue (ctx->ahead, ctx->cfg.buffer_size, n, fds, v, want, most);
   /* Space for the next files only once this one has all of its own: a
-     disk that fills up must fail the file it fails without this.  */
+     disk that fills up must fail the file it fails without this.  For
+     the same reason, beyond the first two next files, only while every
+     file before is written ahead too: one in between that is not (a
+     small one, a cached one, one the room check refused) takes its
+     space only when its own copy comes, and must find it then.  (The
+     first two have been written ahead with one such file before them
+     since there were only two: a file smaller than a buffer, as a
+     rule, which AHEAD_WRITE_ROOM leaves room for.)  */
+  bool unbroken = true;
+  unsigned int expect = 0;
   for (unsigned int i = 0; i < n && fc->reserved; i++)
-    if (dsts[i] >= 0)
-      write_ahead_to (fc, &v[i], dsts[i]);
+    {
+      if (pos[i] != expect)
+        unbroken = false;   /* a file not queued in between */
+      expect = pos[i] + 1;
+      if (pos[i] >= 2 && !unbroken)
+        break;
+      if (dsts[i] < 0 || !write_ahead_to (fc, &v[i], dsts[i]))
+        unbroken = false;
+    }
 }
 
 /* Lend a buffer JOB no longer needs to reading ahead.  */
