@@ -226,7 +226,9 @@ struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
    REQ.prepared.  The engine preallocates such a file and writes what it
    reads ahead into it, beside the copy under way, with a descriptor of
    its own (kept until the file's copy begins or it is dropped): the
-   writes of one file no longer wait for the end of the one before.  */
+   writes of one file no longer wait for the end of the one before.
+   Beyond the first two files, only while every file before it is
+   written ahead too (a file in between must find its space later).  */
 enum { ENGINE_AHEAD_FILES = 8 };
 void engine_lookahead (struct engine_ctx *ctx, int const *fds,
                        int const *dsts, unsigned int n);
