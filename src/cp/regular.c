@@ -155,7 +155,7 @@ static unsigned int
 open_next_files (struct copy_ctx *c, off_t size,
                  struct engine_request const *req, int *fds, int *dsts)
 {
-  unsigned int n = 0, made = 0;
+  unsigned int n = 0;
   bool unbroken = true;
   off_t window = (off_t) engine_queue_depth (c->eng)
                  * (off_t) engine_buffer_size (c->eng);
@@ -175,14 +175,11 @@ open_next_files (struct copy_ctx *c, off_t size,
       dsts[n] = -1;
       if (n < PREDEST_ALWAYS)
         dsts[n] = early_dest (c, fd, &c->next_dests[i], -1, &early_size);
-      else if (unbroken && made < PREDEST_FILES && early_bytes < window)
+      else if (unbroken && early_bytes < window)
         dsts[n] = early_dest (c, fd, &c->next_dests[i],
                               window - early_bytes, &early_size);
       if (dsts[n] >= 0)
-        {
-          made++;
-          early_bytes += early_size;
-        }
+        early_bytes += early_size;
       else
         unbroken = false;
       fds[n++] = fd;
