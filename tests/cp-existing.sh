@@ -229,7 +229,9 @@ for args in "--force --backup a a" "-fbv a a" "-f --backup=numbered -v a a" \
   # shellcheck disable=SC2086
   check same_as_gnu $args
 done
-# 9.5+: --backup with -n or --update=none-fail is refused; =none is fine.
+# 9.5+: --backup with -n or --update=none-fail is refused; 9.11 refuses
+# --update=none too (its tests/cp/cp-i.sh), whatever the order, even
+# with --backup=none, and -u after it takes it back.
 excl="cp8M: --backup is mutually exclusive with -n or --update=none-fail
 Try 'cp8M --help' for more information."
 fresh
@@ -238,9 +240,12 @@ check expect 1 "$excl" in_s cp8M -n --backup=numbered a b
 check expect 1 "$excl" in_s cp8M -S .x -n a b
 check expect 1 "$excl" in_s cp8M --update=none-fail -b a b
 check expect 1 "$excl" in_s cp8M -b --update=all -n a b
-check expect 0 "" in_s cp8M --backup --update=none a b
+check expect 1 "$excl" in_s cp8M --backup --update=none a b
+check expect 1 "$excl" in_s cp8M --update=none -b a b
+check expect 1 "$excl" in_s cp8M --backup=none --update=none a b
 check in_s content_is b old
 [ ! -e s/b~ ] || { note "--backup --update=none made a backup"; failures=$((failures + 1)); }
+check expect 0 "" in_s cp8M -b --update=none -u a b
 
 # Same-file detection.
 for args in "a a" "a ./a" "a a-hard" "a sym" "sym a" "a d/../a" "-f a a" \

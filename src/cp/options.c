@@ -485,7 +485,10 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
       error (0, 0, "cannot make both hard and symbolic links");
       cp8m_usage (EXIT_FAILURE);
     }
-  if (make_backups && (skip_existing || o->update == UPDATE_NONE_FAIL))
+  /* --update=none too (GNU 9.11): a file that is skipped has nothing
+     to back up, and a backup made anyway would surprise.  */
+  if (make_backups && (skip_existing || o->update == UPDATE_NONE
+                       || o->update == UPDATE_NONE_FAIL))
     {
       error (0, 0, "--backup is mutually exclusive with -n or "
              "--update=none-fail");
