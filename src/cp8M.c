@@ -169,12 +169,18 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
       strip_slashes (plain);
       char *rel;
       char *dst = file_name_concat (t->dir, plain, &rel);
+      /* An absolute operand (cp --parents /etc/fstab dir) is copied
+         under the target all the same: *at () calls would take REL with
+         its leading '/' as the source's own path on the live system.
+         (parents_make wants the '/': REL's directories are the sources'
+         names.)  */
+      char const *under = rel + strspn (rel, "/");
       struct parents made;
       bool dst_absent;
       ok = parents_make (o, t->dirfd, dst, rel, &made, &dst_absent);
       if (ok)
         {
-          ok = copy_top (c, arg, t->dirfd, rel, dst, dst_absent);
+          ok = copy_top (c, arg, t->dirfd, under, dst, dst_absent);
           ok &= parents_finish (o, t->dirfd, &made);
         }
       if (c->sync_dirs)
