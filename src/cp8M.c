@@ -139,18 +139,21 @@ strip_slashes (char *name)
   *end = '\0';
 }
 
-/* Copy the operand SRC to DST (named relative to DIRFD by REL).  */
+/* Copy the operand SRC to D.  LASTING names D too, relative to a
+   directory open until the end of the run, where --sync finds the
+   directory D is in to flush it.  */
 static bool
-copy_top (struct copy_ctx *c, char const *src, int dirfd, char const *rel,
-          char const *dst, bool dst_absent)
+copy_top (struct copy_ctx *c, char const *src, struct loc const *d,
+          struct loc const *lasting)
 {
-  struct walk w = { .top_src = src, .top_dst = dst, .top_dirfd = dirfd,
-                   .top_prefix = strlen (dst) - strlen (rel) };
+  struct walk w = { .top_src = src, .top_dst = d->name,
+                    .top_dirfd = d->dirfd,
+                    .top_prefix = strlen (d->name) - strlen (d->rel) };
   struct loc s = { AT_FDCWD, src, src, false };
-  struct loc d = { dirfd, rel, dst, dst_absent };
-  bool ok = copy_node (c, &s, &d, NULL, &w, true);
+  bool ok = copy_node (c, &s, d, NULL, &w, true);
   if (w.top_changed && c->sync_dirs)
-    sync_dirs_add_parent (c->sync_dirs, dirfd, rel, dst);
+    sync_dirs_add_parent (c->sync_dirs, lasting->dirfd, lasting->rel,
+                          lasting->name);
   return ok;
 }
 
@@ -180,7 +183,13 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
       ok = parents_make (o, t->dirfd, dst, rel, &made, &dst_absent);
       if (ok)
         {
-          ok = copy_top (c, arg, t->dirfd, under, dst, dst_absent);
+          /* Into the parent made or met, through its descriptor.  */
+          struct loc lasting = { t->dirfd, under, dst, dst_absent };
+          struct loc d = lasting;
+          if (made.fd >= 0)
+            d = (struct loc) { made.fd, last_component (under), dst,
+                               dst_absent };
+          ok = copy_top (c, arg, &d, &lasting);
           ok &= parents_finish (o, t->dirfd, &made);
         }
       if (c->sync_dirs)
@@ -197,7 +206,8 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
   if (strcmp (base, "..") == 0)
     strcpy (base, ".");
   char *dst = file_name_concat (t->dir, base, NULL);
-  ok = copy_top (c, arg, t->dirfd, base, dst, false);
+  struct loc d = { t->dirfd, base, dst, false };
+  ok = copy_top (c, arg, &d, &d);
   free (dst);
   free (base);
   return ok;
@@ -311,7 +321,8 @@ main (int argc, char **argv)
          directory, as in GNU cp.  */
       char *src = t.sources[0];
       char *dest = backup_of_itself (&o, src, t.dest);
-      ok = copy_top (&c, src, AT_FDCWD, dest, dest, false);
+      struct loc d = { AT_FDCWD, dest, dest, false };
+      ok = copy_top (&c, src, &d, &d);
       free (dest);
     }
 

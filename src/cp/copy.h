@@ -20,6 +20,7 @@
 
 #include "budget.h"
 #include "engine/engine.h"
+#include "node.h"
 #include "options.h"
 #include "prefetch.h"
 #include "seen.h"
@@ -207,20 +208,25 @@ mode_t omitted_permissions (struct cp8m_options const *o, mode_t src_mode);
    may not give files away?  Then GNU cp stays silent.  */
 bool chown_failure_ok (struct cp8m_options const *o, int err);
 
-/* meta.c: the mode to give copy_acl, set_acl or qset_acl for the file
-   REL of DIRFD (open as FD, when not -1; NAME in messages), from MODE.
-   Built with ACL support, these set an ACL, which leaves the
+/* meta.c: the mode to give gnulib's ACL calls for the node N, from
+   MODE.  Built with ACL support, these set an ACL, which leaves the
    set-user-ID, set-group-ID and sticky bits alone when MODE has none of
    them; they set the mode with chmod only on a file system without
    ACLs.  A build without ACL support always uses chmod, so it adds the
    file's special bits to such a MODE where an ACL could have been set:
    the same result as GNU cp built with ACLs.  */
-mode_t mode_for_acl (mode_t mode, int dirfd, char const *rel, int fd,
-                     char const *name);
+mode_t mode_for_acl (mode_t mode, struct node const *n);
+
+/* meta.c: gnulib's copy_acl from SRC to DST with MODE, and its messages
+   (naming the nodes as the user does): 0, or negative after reporting
+   (-2: reading SRC's failed).  */
+int copy_node_acl (struct node const *src, struct node const *dst,
+                   mode_t mode);
 
 /* meta.c: after the data (or contents) of DST are in place, apply what
-   the options preserve from SST: times, ownership, xattrs, then mode.
-   FD is DST open (or -1: use names).  IS_LINK: DST is a symbolic link.
+   the options preserve from SST (the source SRC): times, ownership,
+   xattrs, then mode, all through DST's descriptor (node.h).  IS_LINK:
+   DST is a symbolic link.
    DST_NEW: this run created DST; OMITTED: permissions held back at
    creation; RESTORE_MODE/WANT_MODE: give DST WANT_MODE at the end (a
    directory created without u+rwx).  */
@@ -238,14 +244,13 @@ struct meta_plan
   struct stat const *dst_st;  /* the destination's fstat, taken since it
                                  was opened or made, or NULL */
 };
-bool apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
-                     struct stat const *sst, struct loc const *dst,
-                     int fd, struct meta_plan const *plan);
+bool apply_metadata (struct copy_ctx *c, struct node const *src,
+                     struct stat const *sst, struct node const *dst,
+                     struct meta_plan const *plan);
 
-/* xattr.c: copy the extended attributes of SRC to DST (either by
-   descriptor, or by name when the descriptor is -1).  Report failures
+/* xattr.c: copy the extended attributes of SRC to DST.  Report failures
    only when --preserve=xattr asked for them; return false on failure.  */
-bool copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
-                  struct loc const *dst, int dst_fd);
+bool copy_xattrs (struct copy_ctx *c, struct node const *src,
+                  struct node const *dst);
 
 #endif

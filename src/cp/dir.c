@@ -177,11 +177,13 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
   return ok;
 }
 
-/* Create the directory DST for SRC.  Fill PLAN with what must happen to
-   its mode once its contents are in.  */
+/* Create the directory DST for SRC, and open it as *PIN (O_PATH,
+   checked to be the directory made: node.h).  Fill PLAN with what must
+   happen to its mode once its contents are in.  */
 static bool
 make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
-          struct loc const *dst, struct walk *w, struct meta_plan *plan)
+          struct loc const *dst, struct walk *w, struct meta_plan *plan,
+          struct node *pin)
 {
   struct cp8m_options const *o = c->o;
   /* mkdir decides what to do with set-group-ID and sticky; ask for all
@@ -193,20 +195,18 @@ make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
       return false;
     }
   struct stat st;
-  if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    {
-      error (0, errno, "cannot stat %s", quote_file (dst->name));
-      return false;
-    }
+  if (!node_open_made (pin, dst, S_IFDIR, 0, &st))
+    return false;
   /* The contents must go in: make it searchable and writable for now.  */
   if ((st.st_mode & S_IRWXU) != S_IRWXU)
     {
       plan->restore_mode = true;
       plan->want_mode = st.st_mode;
-      if (fchmodat (dst->dirfd, dst->rel, st.st_mode | S_IRWXU, 0) != 0)
+      if (node_chmod (pin, st.st_mode | S_IRWXU) != 0)
         {
           error (0, errno, "setting permissions for %s",
                  quote_file (dst->name));
+          node_close (pin);
           return false;
         }
     }
@@ -231,7 +231,8 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   struct cp8m_options const *o = c->o;
   struct meta_plan plan = { .dst_new = !dst_exists };
   plan.omitted = dst_exists ? 0 : omitted_permissions (o, sst->st_mode);
-  if (!dst_exists && !make_dir (c, src, sst, dst, w, &plan))
+  struct node pin = { .fd = -1 };
+  if (!dst_exists && !make_dir (c, src, sst, dst, w, &plan, &pin))
     return false;
 
   /* SRC was stat'ed through a symlink exactly when copy_node followed
@@ -252,19 +253,27 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       error (0, errno, "cannot access %s", quote_file (src->name));
       ok = false;
     }
+  /* A new directory is opened through the descriptor of the one made,
+     so that what is copied goes into it whatever its name holds now.  */
   int follow = o->keep_directory_symlink ? 0 : O_NOFOLLOW;
-  int dst_fd = openat (dst->dirfd, dst->rel,
-                       O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
+  int dst_fd = pin.fd >= 0
+               ? openat (pin.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+               : openat (dst->dirfd, dst->rel,
+                         O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
   bool path_only = false;
   if (dst_fd < 0 && errno == EACCES)
     {
-      /* An existing directory this user may not read or search: as in
-         GNU cp, each entry then fails on its own ("cannot stat") and the
-         directory still gets its attributes, by name.  */
-      dst_fd = openat (dst->dirfd, dst->rel,
-                       O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
+      /* A directory this user may not read or search: as in GNU cp, each
+         entry then fails on its own ("cannot stat") and the directory
+         still gets its attributes, through an O_PATH descriptor.  */
+      if (pin.fd >= 0)
+        dst_fd = dup (pin.fd);
+      else
+        dst_fd = openat (dst->dirfd, dst->rel,
+                         O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
       path_only = dst_fd >= 0;
     }
+  node_close (&pin);
   if (dst_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (dst->name));
@@ -298,20 +307,19 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
      attributes, as GNU cp gives them.  */
   if (!dirfds_ensure (&self))
     ok = false;
-  else if (self.dst_path_only)
-    {
-      /* Nothing but lookups work on an O_PATH descriptor: the directory
-         is reached by its whole name (the parent's descriptor may be
-         closed by now), or past PATH_MAX through /proc.  */
-      char proc[32];
-      snprintf (proc, sizeof proc, "/proc/self/fd/%d", self.dst_fd);
-      struct loc by_name = { AT_FDCWD,
-                             strlen (dst->name) < PATH_MAX ? dst->name : proc,
-                             dst->name, false };
-      ok &= apply_metadata (c, src, self.src_fd, sst, &by_name, -1, &plan);
-    }
   else
-    ok &= apply_metadata (c, src, self.src_fd, sst, dst, self.dst_fd, &plan);
+    {
+      /* Through the descriptors (node.h).  The names are for messages,
+         and for the last resort without /proc: the whole name, as the
+         parents' descriptors may be closed by now (dirfds.c).  */
+      struct loc src_name = { AT_FDCWD, src->name, src->name, false };
+      struct loc dst_name = { AT_FDCWD, dst->name, dst->name, false };
+      struct node sn, dn;
+      node_of_fd (&sn, &src_name, self.src_fd, S_IFDIR, false);
+      sn.source = true;
+      node_of_fd (&dn, &dst_name, self.dst_fd, S_IFDIR, self.dst_path_only);
+      ok &= apply_metadata (c, &sn, sst, &dn, &plan);
+    }
   /* --sync: after its entries and its own attributes (sync.h).  */
   if (o->sync && !self.lost && self.dst_fd >= 0
       && (!dst_exists || self.dst_changed || sync_attributes_set (o)))

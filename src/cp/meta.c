@@ -20,6 +20,8 @@
 #include "acl.h"
 #include "diag.h"
 #include "error.h"
+#include "node.h"
+#include "quote.h"
 #include "stat-time.h"
 
 #define ALL_PERMISSIONS (S_IRWXU | S_IRWXG | S_IRWXO)
@@ -41,27 +43,48 @@ chown_failure_ok (struct cp8m_options const *o, int err)
   return (err == EPERM || err == EINVAL) && !o->chown_privileges;
 }
 
-/* The name to give gnulib's ACL functions for a file open as FD (or -1)
-   and named NAME.  They use the descriptor, but read and write a
-   directory's default ACL by name (there is no call on a descriptor for
-   it): a name too long for the kernel, deep in a tree, is then the
-   descriptor's name in /proc, in BUF.  (Their messages show that name;
-   GNU cp cannot reach such files at all.)  */
-static char const *
-acl_name (char const *name, int fd, char buf[static 32])
+/* gnulib's ACL calls on the node N, with their messages naming N as
+   the user knows it (gnulib's own would name its /proc name).  */
+static int
+node_qset_acl (struct node const *n, mode_t mode)
 {
-  if (fd < 0 || strlen (name) < PATH_MAX)
-    return name;
-  snprintf (buf, 32, "/proc/self/fd/%d", fd);
-  return buf;
+  char buf[NODE_PROC_NAME];
+  int desc;
+  char const *name = node_acl_name (n, &desc, buf);
+  return name ? qset_acl (name, desc, mode) : -1;
+}
+
+static int
+node_set_acl (struct node const *n, mode_t mode)
+{
+  int r = node_qset_acl (n, mode);
+  if (r != 0)
+    error (0, errno, "setting permissions for %s", quote (n->name));
+  return r;
+}
+
+int
+copy_node_acl (struct node const *src, struct node const *dst, mode_t mode)
+{
+  char sbuf[NODE_PROC_NAME], dbuf[NODE_PROC_NAME];
+  int sdesc, ddesc;
+  char const *sname = node_acl_name (src, &sdesc, sbuf);
+  char const *dname = sname ? node_acl_name (dst, &ddesc, dbuf) : NULL;
+  int r = !sname ? -2 : !dname ? -1 : qcopy_acl (sname, sdesc, dname, ddesc,
+                                                 mode);
+  if (r == -2)
+    error (0, errno, "%s", quote (src->name));
+  else if (r == -1)
+    error (0, errno, "preserving permissions for %s", quote (dst->name));
+  return r;
 }
 
 /* Give DST the owner and group of SST.  Return 1 on success, 0 when it
    failed harmlessly (an unprivileged user cannot give files away: the
    group is still tried), -1 on a reported failure that counts.  */
 static int
-set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
-           int fd, struct meta_plan const *plan, struct stat const *dst_st)
+set_owner (struct copy_ctx *c, struct stat const *sst, struct node const *dst,
+           struct meta_plan const *plan, struct stat const *dst_st)
 {
   struct cp8m_options const *o = c->o;
   /* An existing file gets its final permission bits only after its
@@ -72,10 +95,8 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
   if (!plan->dst_new && o->preserve_mode)
     {
       mode_t restrictive = mode_for_acl (dst_st->st_mode & sst->st_mode
-                                         & S_IRWXU, dst->dirfd, dst->rel, fd,
-                                         dst->name);
-      char buf[32];
-      if (qset_acl (acl_name (dst->name, fd, buf), fd, restrictive) != 0)
+                                         & S_IRWXU, dst);
+      if (node_qset_acl (dst, restrictive) != 0)
         {
           if (!chown_failure_ok (o, errno))
             error (0, errno, "clearing permissions for %s",
@@ -83,19 +104,11 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
           return o->require_preserve ? -1 : 0;
         }
     }
-  int r = fd >= 0 ? fchown (fd, sst->st_uid, sst->st_gid)
-          : fchownat (dst->dirfd, dst->rel, sst->st_uid, sst->st_gid, 0);
-  if (r == 0)
+  if (node_chown (dst, sst->st_uid, sst->st_gid) == 0)
     return 1;
   int err = errno;
   if (err == EPERM || err == EINVAL)
-    {
-      if (fd >= 0)
-        r = fchown (fd, -1, sst->st_gid);
-      else
-        r = fchownat (dst->dirfd, dst->rel, -1, sst->st_gid, 0);
-      (void) r;
-    }
+    (void) node_chown (dst, -1, sst->st_gid);
   if (!chown_failure_ok (o, err))
     {
       error (0, err, "failed to preserve ownership for %s",
@@ -107,43 +120,31 @@ set_owner (struct copy_ctx *c, struct stat const *sst, struct loc const *dst,
 }
 
 #if !USE_ACL
-/* Could this file carry a POSIX ACL?  Not when its file system has no
+/* Could the node N carry a POSIX ACL?  Not when its file system has no
    ACL attributes at all (ramfs); an unanswerable question counts as
    yes, the common case.  */
 static bool
-acls_possible (int fd, char const *name)
+acls_possible (struct node const *n)
 {
-  ssize_t r = fd >= 0 ? fgetxattr (fd, "system.posix_acl_access", NULL, 0)
-              : -1;
-  if (fd < 0 || (r < 0 && errno == EBADF))
-    r = lgetxattr (name, "system.posix_acl_access", NULL, 0);
+  ssize_t r = node_getxattr (n, "system.posix_acl_access", NULL, 0);
   return r >= 0 || (errno != ENOTSUP && errno != EOPNOTSUPP);
 }
 #endif
 
 mode_t
-mode_for_acl (mode_t mode, int dirfd, char const *rel, int fd,
-              char const *name)
+mode_for_acl (mode_t mode, struct node const *n)
 {
 #if !USE_ACL
   mode_t special = S_ISUID | S_ISGID | S_ISVTX;
   struct stat st;
   /* Most files have no special bits: one fstat, no ACL probe.  */
-  if (!(mode & special)
-      && (fd >= 0 ? fstat (fd, &st)
-          : fstatat (dirfd, rel, &st, AT_SYMLINK_NOFOLLOW)) == 0
-      && (st.st_mode & special) && acls_possible (fd, name))
+  if (!(mode & special) && node_stat (n, &st) == 0
+      && (st.st_mode & special) && acls_possible (n))
     mode |= st.st_mode & special;
 #else
-  (void) dirfd, (void) rel, (void) fd, (void) name;
+  (void) n;
 #endif
   return mode;
-}
-
-static int
-chmod_dst (struct loc const *dst, int fd, mode_t mode)
-{
-  return fd >= 0 ? fchmod (fd, mode) : fchmodat (dst->dirfd, dst->rel, mode, 0);
 }
 
 /* The mode step when the mode is not preserved: --no-preserve=mode
@@ -152,7 +153,7 @@ chmod_dst (struct loc const *dst, int fd, mode_t mode)
    writable for its contents gets its mode back.  */
 static bool
 settle_mode (struct copy_ctx *c, struct stat const *sst,
-             struct loc const *dst, int fd, struct meta_plan const *plan)
+             struct node const *dst, struct meta_plan const *plan)
 {
   struct cp8m_options const *o = c->o;
   mode_t smode = sst->st_mode;
@@ -167,19 +168,15 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
       struct stat st;
       /* A new directory keeps the set-group-ID bit it inherited (GNU
          9.5 and later).  */
-      if (S_ISDIR (smode)
-          && (fd >= 0 ? fstat (fd, &st)
-              : fstatat (dst->dirfd, dst->rel, &st, 0)) == 0)
+      if (S_ISDIR (smode) && node_stat (dst, &st) == 0)
         mode |= st.st_mode & S_ISGID;
-      mode = mode_for_acl (mode, dst->dirfd, dst->rel, fd, dst->name);
-      char buf[32];
-      return set_acl (acl_name (dst->name, fd, buf), fd, mode) == 0;
+      return node_set_acl (dst, mode_for_acl (mode, dst)) == 0;
     }
 
   if (plan->extra)
     {
       /* The mode the file would have had from the start.  */
-      if (chmod_dst (dst, fd, smode & ALL_PERMISSIONS & ~o->umask) != 0)
+      if (node_chmod (dst, smode & ALL_PERMISSIONS & ~o->umask) != 0)
         {
           error (0, errno, "preserving permissions for %s",
                  quote_file (dst->name));
@@ -194,8 +191,7 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
   if (omitted && !restore)
     {
       struct stat st;
-      if ((fd >= 0 ? fstat (fd, &st)
-           : fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW)) != 0)
+      if (node_stat (dst, &st) != 0)
         {
           error (0, errno, "cannot stat %s", quote_file (dst->name));
           return false;
@@ -203,7 +199,7 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
       want = st.st_mode;
       restore = (omitted & ~want) != 0;
     }
-  if (restore && chmod_dst (dst, fd, (want | omitted) & 07777) != 0)
+  if (restore && node_chmod (dst, (want | omitted) & 07777) != 0)
     {
       error (0, errno, "preserving permissions for %s",
              quote_file (dst->name));
@@ -213,8 +209,8 @@ settle_mode (struct copy_ctx *c, struct stat const *sst,
 }
 
 bool
-apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
-                struct stat const *sst, struct loc const *dst, int fd,
+apply_metadata (struct copy_ctx *c, struct node const *src,
+                struct stat const *sst, struct node const *dst,
                 struct meta_plan const *plan)
 {
   struct cp8m_options const *o = c->o;
@@ -223,10 +219,7 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
   if (o->preserve_timestamps)
     {
       struct timespec ts[2] = { get_stat_atime (sst), get_stat_mtime (sst) };
-      int r = fd >= 0 ? futimens (fd, ts)
-              : utimensat (dst->dirfd, dst->rel, ts,
-                           plan->is_link ? AT_SYMLINK_NOFOLLOW : 0);
-      if (r != 0)
+      if (node_utimens (dst, ts) != 0)
         {
           error (0, errno, "preserving times for %s", quote_file (dst->name));
           if (o->require_preserve)
@@ -239,16 +232,14 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
       struct stat dst_st;
       if (plan->dst_st)
         dst_st = *plan->dst_st;
-      else if ((fd >= 0 ? fstat (fd, &dst_st)
-                : fstatat (dst->dirfd, dst->rel, &dst_st,
-                           AT_SYMLINK_NOFOLLOW)) != 0)
+      else if (node_stat (dst, &dst_st) != 0)
         {
           error (0, errno, "cannot stat %s", quote_file (dst->name));
           return false;
         }
       if ((plan->dst_new && !plan->regular) || dst_st.st_uid != sst->st_uid
           || dst_st.st_gid != sst->st_gid)
-        switch (set_owner (c, sst, dst, fd, plan, &dst_st))
+        switch (set_owner (c, sst, dst, plan, &dst_st))
           {
           case -1:
             return false;
@@ -264,7 +255,7 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
      a regular file goes on; of anything else, it stops).  */
   bool ok = true;
   if (o->preserve_xattr && !plan->is_link
-      && !copy_xattrs (c, src, src_fd, dst, fd) && o->require_preserve_xattr)
+      && !copy_xattrs (c, src, dst) && o->require_preserve_xattr)
     {
       if (!plan->regular)
         return false;
@@ -274,13 +265,7 @@ apply_metadata (struct copy_ctx *c, struct loc const *src, int src_fd,
   if (plan->is_link)
     return ok;
   if (o->preserve_mode)
-    {
-      char sbuf[32], dbuf[32];
-      mode_t mode = mode_for_acl (src_mode, dst->dirfd, dst->rel, fd,
-                                  dst->name);
-      return (copy_acl (acl_name (src->name, src_fd, sbuf), src_fd,
-                        acl_name (dst->name, fd, dbuf), fd, mode) == 0
-              || !o->require_preserve) && ok;
-    }
-  return settle_mode (c, sst, dst, fd, plan) && ok;
+    return (copy_node_acl (src, dst, mode_for_acl (src_mode, dst)) == 0
+            || !o->require_preserve) && ok;
+  return settle_mode (c, sst, dst, plan) && ok;
 }

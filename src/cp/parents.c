@@ -30,24 +30,32 @@ struct parent_dir
   char *dst;          /* its copy, as messages name it */
   char *rel;          /* its copy, relative to the target directory */
   struct stat st;     /* the source's status */
+  struct stat dst_st; /* the copy's, as made or met (following a
+                         symbolic link, as GNU cp does) */
+  struct stat link_st;  /* VIA_LINK: the symbolic link met */
+  bool via_link;      /* an existing symbolic link to a directory */
   bool restore_mode;  /* give the copy WANT_MODE at the end */
   bool created;       /* made by this run */
   mode_t want_mode;
 };
 
-/* Create the missing directory P->rel for P->src.  */
-static bool
-make_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p)
+/* Create the missing directory P (the last component of P->rel, named
+   COMP) for P->src in the directory AT.  Return a descriptor of it
+   (O_PATH, checked to be the directory made: node.h), or -1 after
+   reporting a failure.  */
+static int
+make_one (struct cp8m_options const *o, int at, char const *comp,
+          struct parent_dir *p)
 {
   mode_t src_mode = p->st.st_mode;
   mode_t omitted = src_mode & (o->preserve_ownership ? S_IRWXG | S_IRWXO
                                : o->preserve_mode ? S_IWGRP | S_IWOTH : 0);
   mode_t mode = (o->explicit_no_preserve_mode ? S_IRWXU | S_IRWXG | S_IRWXO
                  : src_mode) & 07777 & ~omitted;
-  if (mkdirat (dirfd, p->rel, mode) != 0)
+  if (mkdirat (at, comp, mode) != 0)
     {
       error (0, errno, "cannot make directory %s", quote_file (p->dst));
-      return false;
+      return -1;
     }
   p->created = true;
   if (o->verbose)
@@ -57,12 +65,12 @@ make_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p)
       progress_out_end ();
     }
 
+  struct loc loc = { at, comp, p->dst, false };
+  struct node pin;
   struct stat st;
-  if (fstatat (dirfd, p->rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    {
-      error (0, errno, "cannot stat %s", quote_file (p->dst));
-      return false;
-    }
+  if (!node_open_made (&pin, &loc, S_IFDIR, 0, &st))
+    return -1;
+  p->dst_st = st;
   if (!o->preserve_mode)
     {
       if (omitted & ~st.st_mode)
@@ -74,12 +82,35 @@ make_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p)
         }
     }
   if ((st.st_mode & S_IRWXU) != S_IRWXU
-      && fchmodat (dirfd, p->rel, st.st_mode | S_IRWXU, 0) != 0)
+      && node_chmod (&pin, st.st_mode | S_IRWXU) != 0)
     {
       error (0, errno, "setting permissions for %s", quote_file (p->dst));
-      return false;
+      node_close (&pin);
+      return -1;
     }
-  return true;
+  return pin.fd;
+}
+
+/* The existing directory COMP of AT for P (its status, following a
+   symbolic link as GNU cp does, in P->dst_st): a descriptor of it
+   (O_PATH, checked to be what was seen), or -1 after reporting.  */
+static int
+open_existing (int at, char const *comp, struct parent_dir *p)
+{
+  if (!S_ISDIR (p->dst_st.st_mode))
+    {
+      error (0, 0, "%s exists but is not a directory", quote_file (p->dst));
+      return -1;
+    }
+  p->via_link = fstatat (at, comp, &p->link_st, AT_SYMLINK_NOFOLLOW) == 0
+                && S_ISLNK (p->link_st.st_mode);
+  struct node n;
+  if (!node_open_seen (&n, at, comp, p->dst, &p->dst_st, true))
+    {
+      error (0, errno, "cannot access %s", quote_file (p->dst));
+      return -1;
+    }
+  return n.fd;
 }
 
 bool
@@ -87,6 +118,7 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
               struct parents *made, bool *dst_absent)
 {
   made->list = NULL;
+  made->fd = -1;
   *dst_absent = false;
   /* REL may be absolute (cp --parents /etc/x dir); under DIRFD it is
      relative all the same.  */
@@ -94,6 +126,11 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
   char *relpath = rel;
   while (*relpath == '/')
     relpath++;
+  /* Each directory is made or met in the one before, through its
+     descriptor: a name swapped for a symbolic link meanwhile cannot send
+     the rest of the chain, nor the operand's copy, elsewhere.  */
+  int at = dirfd;
+  char *comp = relpath;
   char *slash = relpath;
   while ((slash = strchr (slash, '/')))
     {
@@ -104,33 +141,88 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
       p->src = xstrdup (src);
       p->dst = xstrdup (dst);
       p->rel = xstrdup (relpath);
+      int err = stat (p->src, &p->st) != 0 ? errno
+                : S_ISDIR (p->st.st_mode) ? 0 : ENOTDIR;
+      int next = -1;
+      if (err)
+        error (0, err, "failed to get attributes of %s", quote_file (p->src));
+      else if (fstatat (at, comp, &p->dst_st, 0) != 0)
+        {
+          next = make_one (o, at, comp, p);
+          *dst_absent = true;
+        }
+      else
+        {
+          next = open_existing (at, comp, p);
+          *dst_absent = false;
+        }
       *slash = '/';
       while (*slash == '/')
         slash++;
+      comp = slash;
+      if (made->fd >= 0)
+        close (made->fd);
+      made->fd = at = next;
+      if (next < 0)
+        return false;
+    }
+  return true;
+}
 
-      int err = stat (p->src, &p->st) != 0 ? errno
-                : S_ISDIR (p->st.st_mode) ? 0 : ENOTDIR;
-      if (err)
+/* Give P's copy, open as DN, the attributes the options preserve.  */
+static bool
+finish_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p,
+            struct node const *dn)
+{
+  if (o->preserve_timestamps)
+    {
+      struct timespec ts[2] = { get_stat_atime (&p->st),
+                                get_stat_mtime (&p->st) };
+      if (node_utimens (dn, ts) != 0)
         {
-          error (0, err, "failed to get attributes of %s",
-                 quote_file (p->src));
-          return false;
-        }
-      struct stat st;
-      if (fstatat (dirfd, p->rel, &st, 0) != 0)
-        {
-          if (!make_one (o, dirfd, p))
-            return false;
-          *dst_absent = true;
-        }
-      else if (!S_ISDIR (st.st_mode))
-        {
-          error (0, 0, "%s exists but is not a directory",
+          error (0, errno, "failed to preserve times for %s",
                  quote_file (p->dst));
           return false;
         }
-      else
-        *dst_absent = false;
+    }
+  if (o->preserve_ownership)
+    {
+      /* As GNU cp: of a symbolic link met on the way, the link itself.  */
+      struct node ln;
+      if (p->via_link && !node_open_seen (&ln, dirfd, p->rel, p->dst,
+                                          &p->link_st, false))
+        {
+          error (0, errno, "cannot access %s", quote_file (p->dst));
+          return false;
+        }
+      struct node const *on = p->via_link ? &ln : dn;
+      int r = node_chown (on, p->st.st_uid, p->st.st_gid);
+      int err = errno;
+      /* Not allowed to give it away: the group, at least, as GNU cp.  */
+      if (r != 0 && chown_failure_ok (o, err))
+        (void) node_chown (on, -1, p->st.st_gid);
+      if (p->via_link)
+        node_close (&ln);
+      if (r != 0 && !chown_failure_ok (o, err))
+        {
+          error (0, err, "failed to preserve ownership for %s",
+                 quote_file (p->dst));
+          return false;
+        }
+    }
+  if (o->preserve_mode)
+    {
+      struct loc at = { AT_FDCWD, p->src, p->src, false };
+      struct node sn;
+      node_of_fd (&sn, &at, -1, S_IFDIR, false);
+      sn.source = true;
+      return copy_node_acl (&sn, dn, mode_for_acl (p->st.st_mode, dn)) == 0;
+    }
+  if (p->restore_mode && node_chmod (dn, p->want_mode) != 0)
+    {
+      error (0, errno, "failed to preserve permissions for %s",
+             quote_file (p->dst));
+      return false;
     }
   return true;
 }
@@ -139,43 +231,25 @@ bool
 parents_finish (struct cp8m_options const *o, int dirfd,
                 struct parents const *made)
 {
+  bool work = o->preserve_timestamps || o->preserve_ownership
+              || o->preserve_mode;
   for (struct parent_dir *p = made->list; p; p = p->next)
     {
-      if (o->preserve_timestamps)
+      if (!work && !p->restore_mode)
+        continue;
+      /* By name again, but checked to be the directory made or met: a
+         directory swapped meanwhile for a symbolic link (or anything
+         else) is not what gets the attributes.  */
+      struct node dn;
+      if (!node_open_seen (&dn, dirfd, p->rel, p->dst, &p->dst_st, true))
         {
-          struct timespec ts[2] = { get_stat_atime (&p->st),
-                                    get_stat_mtime (&p->st) };
-          if (utimensat (dirfd, p->rel, ts, 0) != 0)
-            {
-              error (0, errno, "failed to preserve times for %s",
-                     quote_file (p->dst));
-              return false;
-            }
-        }
-      if (o->preserve_ownership
-          && fchownat (dirfd, p->rel, p->st.st_uid, p->st.st_gid,
-                       AT_SYMLINK_NOFOLLOW) != 0
-          && !chown_failure_ok (o, errno))
-        {
-          error (0, errno, "failed to preserve ownership for %s",
-                 quote_file (p->dst));
+          error (0, errno, "cannot access %s", quote_file (p->dst));
           return false;
         }
-      if (o->preserve_mode)
-        {
-          if (copy_acl (p->src, -1, p->dst, -1,
-                        mode_for_acl (p->st.st_mode, dirfd, p->rel, -1,
-                                      p->dst))
-              != 0)
-            return false;
-        }
-      else if (p->restore_mode
-               && fchmodat (dirfd, p->rel, p->want_mode, 0) != 0)
-        {
-          error (0, errno, "failed to preserve permissions for %s",
-                 quote_file (p->dst));
-          return false;
-        }
+      bool ok = finish_one (o, dirfd, p, &dn);
+      node_close (&dn);
+      if (!ok)
+        return false;
     }
   return true;
 }
@@ -199,6 +273,9 @@ parents_sync (struct parents const *made, int dirfd, char const *target,
 void
 parents_free (struct parents *made)
 {
+  if (made->fd >= 0)
+    close (made->fd);
+  made->fd = -1;
   struct parent_dir *p = made->list;
   while (p)
     {

@@ -17,14 +17,17 @@ struct parent_dir;
 struct parents
 {
   struct parent_dir *list;
+  int fd;       /* the operand's own parent directory, as made or met
+                   (O_PATH), or -1 when the operand has no directory */
 };
 
 /* DST is the target directory's name joined with the operand; REL
    points into DST at the operand.  Make sure every directory of REL
    exists under DIRFD, creating the missing ones (printed under -v as
-   "SRC -> DST", unquoted, as GNU does).  Set *DST_ABSENT when the
-   operand's own parent was just created.  Report failures and return
-   false.  */
+   "SRC -> DST", unquoted, as GNU does), each in the one before through
+   its descriptor; MADE->fd is the last, where the operand is to be
+   copied.  Set *DST_ABSENT when the operand's own parent was just
+   created.  Report failures and return false.  */
 bool parents_make (struct cp8m_options const *o, int dirfd, char *dst,
                    char *rel, struct parents *made, bool *dst_absent);
 

@@ -344,7 +344,11 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       struct meta_plan plan = { .dst_new = *dst_new, .regular = true,
                                 .omitted = omitted, .extra = extra,
                                 .dst_st = known };
-      ok = apply_metadata (c, src, src_fd, sst, dst, d.fd, &plan);
+      struct node sn, dn;
+      node_of_fd (&sn, src, src_fd, st.st_mode & S_IFMT, false);
+      sn.source = true;
+      node_of_fd (&dn, dst, d.fd, S_IFREG, false);
+      ok = apply_metadata (c, &sn, sst, &dn, &plan);
       /* --sync: durable before it has its name (sync.h); if not, it is
          not copied, and a new file gets no name.  */
       if (o->sync && !sync_file (d.fd, dst->name))

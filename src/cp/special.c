@@ -120,19 +120,41 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
       return false;
     }
 
+  /* Its owner and times (its mode means nothing), on the link itself
+     as lchown and lutimes would set them, through a descriptor of the
+     link made (node.h).  */
+  struct node sn, dn;
+  struct stat st;
+  if (!node_open_made (&dn, dst, S_IFLNK, 0, &st))
+    return false;
+  bool ok = true;
   if (o->preserve_ownership
-      && fchownat (dst->dirfd, dst->rel, sst->st_uid, sst->st_gid,
-                   AT_SYMLINK_NOFOLLOW) != 0
+      && node_chown (&dn, sst->st_uid, sst->st_gid) != 0
       && !chown_failure_ok (o, errno))
     {
       error (0, errno, "failed to preserve ownership for %s",
              quote_file (dst->name));
-      if (o->require_preserve)
-        return false;
+      ok = !o->require_preserve;
     }
+  node_of_fd (&sn, src, -1, S_IFLNK, false);
+  sn.source = true;
   struct meta_plan plan = { .dst_new = true, .is_link = true };
-  return stats_made (c->stats, STATS_SYMLINK,
-                     apply_metadata (c, src, -1, sst, dst, -1, &plan));
+  ok = ok && apply_metadata (c, &sn, sst, &dn, &plan);
+  node_close (&dn);
+  return stats_made (c->stats, STATS_SYMLINK, ok);
+}
+
+/* The source special file SRC (of status SST) for reading its
+   attributes: through a descriptor when it can still be opened as the
+   file the walk saw, else by its name.  */
+static void
+open_special_source (struct node *sn, struct loc const *src,
+                     struct stat const *sst)
+{
+  /* Following a symbolic link: SST is what -L or -H found at its end.  */
+  if (!node_open_seen (sn, src->dirfd, src->rel, src->name, sst, true))
+    node_of_fd (sn, src, -1, sst->st_mode & S_IFMT, false);
+  sn->source = true;
 }
 
 bool
@@ -156,9 +178,18 @@ copy_special (struct copy_ctx *c, struct loc const *src,
              quote_file (dst->name));
       return false;
     }
+  /* Its metadata through a descriptor of the node made, checked to be
+     it: the name may be someone else's symbolic link by now (node.h).  */
+  struct node sn, dn;
+  struct stat st;
+  if (!node_open_made (&dn, dst, sst->st_mode & S_IFMT, sst->st_rdev, &st))
+    return false;
+  open_special_source (&sn, src, sst);
   struct meta_plan plan = { .dst_new = true, .omitted = omitted };
-  return stats_made (c->stats, STATS_SPECIAL,
-                     apply_metadata (c, src, -1, sst, dst, -1, &plan));
+  bool ok = apply_metadata (c, &sn, sst, &dn, &plan);
+  node_close (&sn);
+  node_close (&dn);
+  return stats_made (c->stats, STATS_SPECIAL, ok);
 }
 
 /* Link DST to the file at FROM_DIRFD/FROM_REL (named FROM in messages);

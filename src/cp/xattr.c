@@ -65,41 +65,22 @@ report (struct cp8m_options const *o, int err, char const *fmt,
     }
 }
 
-static ssize_t
-list (struct loc const *l, int fd, char *buf, size_t size)
-{
-  return fd >= 0 ? flistxattr (fd, buf, size) : listxattr (l->name, buf, size);
-}
-
-static ssize_t
-get (struct loc const *l, int fd, char const *name, void *buf, size_t size)
-{
-  return fd >= 0 ? fgetxattr (fd, name, buf, size)
-         : getxattr (l->name, name, buf, size);
-}
-
-static int
-set (struct loc const *l, int fd, char const *name, void const *buf,
-     size_t size)
-{
-  return fd >= 0 ? fsetxattr (fd, name, buf, size, 0)
-         : setxattr (l->name, name, buf, size, 0);
-}
-
 /* Read all of an attribute list or value, growing the buffer as other
    processes may add to it meanwhile.  */
 static char *
-read_all (struct loc const *l, int fd, char const *name, ssize_t *len)
+read_all (struct node const *l, char const *name, ssize_t *len)
 {
   for (;;)
     {
-      ssize_t n = name ? get (l, fd, name, NULL, 0) : list (l, fd, NULL, 0);
+      ssize_t n = name ? node_getxattr (l, name, NULL, 0)
+                  : node_listxattr (l, NULL, 0);
       if (n < 0)
         return NULL;
       char *buf = xmalloc (n + 1);
       /* Empty (most files have no attributes): no second call.  */
       ssize_t m = n == 0 ? 0
-                  : name ? get (l, fd, name, buf, n) : list (l, fd, buf, n);
+                  : name ? node_getxattr (l, name, buf, n)
+                  : node_listxattr (l, buf, n);
       if (m >= 0)
         {
           *len = m;
@@ -114,12 +95,12 @@ read_all (struct loc const *l, int fd, char const *name, ssize_t *len)
 }
 
 bool
-copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
-             struct loc const *dst, int dst_fd)
+copy_xattrs (struct copy_ctx *c, struct node const *src,
+             struct node const *dst)
 {
   struct cp8m_options const *o = c->o;
   ssize_t len;
-  char *names = read_all (src, src_fd, NULL, &len);
+  char *names = read_all (src, NULL, &len);
   if (!names)
     {
       if (unsupported (errno))
@@ -136,14 +117,14 @@ copy_xattrs (struct copy_ctx *c, struct loc const *src, int src_fd,
       if (is_skipped (n))
         continue;
       ssize_t vlen;
-      char *value = read_all (src, src_fd, n, &vlen);
+      char *value = read_all (src, n, &vlen);
       if (!value)
         {
           report (o, errno, "getting attribute %s of %s", n, src->name);
           ok = false;
           continue;
         }
-      if (set (dst, dst_fd, n, value, vlen) != 0)
+      if (node_setxattr (dst, n, value, vlen) != 0)
         {
           if (errno == ENOTSUP)
             unsupported_here = true;
