@@ -1,5 +1,6 @@
 #!/bin/sh
-# SIGINT, SIGTERM and SIGHUP in the middle of a copy (issue 10):
+# SIGINT, SIGTERM and SIGHUP in the middle of a copy (issue 10), and
+# every other signal whose default action ends a process (issue 38):
 #
 # - a new destination never appears under its name while it is written
 #   (an unnamed O_TMPFILE; on a FUSE mount that refuses O_TMPFILE, one
@@ -8,7 +9,10 @@
 # - an existing destination is overwritten in place: afterwards it is the
 #   same inode, shorter than the source;
 # - with --backup (simple and numbered) the backup is put back under the
-#   destination's name, old contents, and no backup name is left.
+#   destination's name, old contents, and no backup name is left;
+# - cp8M dies of the signal it was sent;
+# - writing past the file size limit (ulimit -f) is an ordinary failure
+#   of that file, not a fatal SIGXFSZ: nothing is left of it.
 #
 # Reads are slowed down by strace (50 ms per read, 1 MiB buffers) so that
 # the signal lands mid-copy however fast the disk; the test waits until
@@ -36,12 +40,12 @@ fuse_tmpfile=$(o_tmpfile "$fuse")
 note "O_TMPFILE on bindfs: $fuse_tmpfile"
 
 # slow ARGS...: "cp8M ARGS" with every read delayed.  A non-interactive
-# shell starts background jobs with SIGINT ignored; the copy gets the
-# default dispositions back, as from a terminal.
+# shell starts background jobs with SIGINT and SIGQUIT ignored; the copy
+# gets the default dispositions back, as from a terminal.
 slow () {
   trace -f -o /dev/null -e trace=pread64,preadv2,read \
     -e inject=pread64,preadv2:delay_exit=50000 \
-    env --default-signal=INT,TERM,HUP cp8M --buffer-size=1M --queue-depth=2 "$@"
+    env --default-signal cp8M --buffer-size=1M --queue-depth=2 "$@"
 }
 
 # start ARGS...: slow cp8M ARGS in the background; sets job and cp (its
@@ -114,6 +118,78 @@ for sig in INT TERM HUP; do
     cmp -s old out/dst ||
       fail "$what: dst does not hold its old contents ($(size out/dst) bytes)"
   done
+done
+
+# The other signals that end a process by default (issue 38).
+#
+# caught PID: every signal whose default action ends a process, but
+# SIGKILL, has a handler in the process PID (bit N-1 of the SigCgt mask
+# in /proc/PID/status for signal N).  Those without a name (32 and 33)
+# are the C library's own; SIGUSR1 asks for a status line (below).
+caught () {
+  _cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status")
+  [ ${#_cgt} -eq 16 ] || fail "cannot read the caught signals of $1"
+  _lo=$((0x$(echo "$_cgt" | cut -c9-16))) _hi=$((0x$(echo "$_cgt" | cut -c1-8)))
+  _n=1
+  while _name=$(kill -l $_n 2>/dev/null); do
+    if [ $_n -le 32 ]; then
+      _bit=$((_lo >> (_n - 1) & 1))
+    else
+      _bit=$((_hi >> (_n - 33) & 1))
+    fi
+    case $_name in
+      ""|[0-9]*|KILL|STOP|CHLD|CONT|TSTP|TTIN|TTOU|URG|WINCH|USR1) ;;
+      *) [ $_bit -eq 1 ] || fail "SIG$_name is not caught: it would leave a half-made copy" ;;
+    esac
+    _n=$((_n + 1))
+  done
+}
+
+# One run each, with --backup on the mount without O_TMPFILE:
+# afterwards the old file must be back under its name and nothing else
+# left (no hidden temporary).  SIGXFSZ sent by another process is one of
+# them.  The first run also gets SIGUSR1 first, which must print a status
+# line and let the copy go on.  A sanitizer build keeps its own handler
+# of SIGSEGV.
+ulimit -c 0   # SIGQUIT, SIGABRT, SIGSEGV would dump core
+fatal="QUIT PIPE ALRM USR2 XCPU XFSZ ABRT RTMIN+5"
+sanitized || fatal="$fatal SEGV"
+for sig in $fatal; do
+  what="SIG$sig, --backup, new destination on fuse"
+  rm -rf "$fuse/out" && mkdir "$fuse/out" && cp old "$fuse/out/dst" || exit 99
+  start --backup src "$fuse/out/dst"
+  if [ "$sig" = QUIT ]; then
+    caught "$cp"
+    kill -USR1 "$cp"
+    _i=0
+    until grep -q ' written in ' "$work/err"; do
+      _i=$((_i + 1))
+      [ $_i -lt 1000 ] || fail "no status line after SIGUSR1"
+      sleep 0.01
+    done
+    kill -0 "$cp" 2>/dev/null || fail "SIGUSR1 ended the copy"
+  fi
+  seen=$(entries "$fuse/out")
+  finish "$sig" "$what"
+  [ "$(kill -l $status)" = "$sig" ] ||
+    fail "$what: exit $status, not killed by SIG$sig"
+  [ "$(entries "$fuse/out")" = dst ] ||
+    fail "$what: left $(entries "$fuse/out"), expected dst only"
+  cmp -s old "$fuse/out/dst" ||
+    fail "$what: dst does not hold its old contents ($(size "$fuse/out/dst") bytes)"
+  note "$what: $seen while copying, dst with its old contents after"
+done
+
+# Past the file size limit (ulimit -f, 2 MiB here) the kernel sends
+# SIGXFSZ to the writer and the write fails: an error of that file, as
+# GNU cp reports it when SIGXFSZ is ignored, whose hidden temporary is
+# removed; the next operand is copied, exit 1.
+for mode in always never; do
+  rm -rf "$fuse/out" && mkdir "$fuse/out" || exit 99
+  expect 1 "cp8M: error writing '$fuse/out/src': File too large" \
+    sh -c 'ulimit -f 4096 && exec cp8M "$@"' sh --direct=$mode src old "$fuse/out"
+  [ "$(entries "$fuse/out")" = old ] && cmp -s old "$fuse/out/old" ||
+    fail "ulimit -f, --direct=$mode: left $(entries "$fuse/out"), expected old only"
 done
 [ "$(cksum <src)" = "$sum" ] || fail "the source was modified"
 exit 0

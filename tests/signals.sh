@@ -2,6 +2,8 @@
 # A destination cp8M created and could not finish is removed, also when
 # SIGINT or SIGTERM arrive mid-copy; a source that shrinks or grows while
 # it is read is copied to where it ends, as GNU cp does (issue 10).
+# Writing past the file size limit (ulimit -f) fails that file only
+# (issue 38).
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/crash-lib.sh"
 env --default-signal=INT true 2>/dev/null ||
@@ -95,5 +97,32 @@ for change in shrink grow; do
       cmp -s src copy || fail "source did grow: the copy is not the grown source" ;;
   esac
 done
-rm -f before
+rm -f before src
+
+# Past the file size limit (ulimit -f, 10 MiB here) the kernel sends
+# SIGXFSZ to the thread that writes and fails the write with EFBIG: an
+# ordinary error of that file, as a full disk is, with GNU cp's words for
+# a failed write (GNU cp 9.1 dies of SIGXFSZ, unless it is ignored).  A
+# new destination is not left, the next operand is copied, exit 1,
+# whichever thread writes: direct with several I/Os in flight, buffered.
+# An existing destination is overwritten in place, as GNU cp does, and
+# stays shorter than the source.
+head -c $((20*M + 100)) /dev/urandom >src || exit 99
+echo small >small
+for opts in "--direct=always --buffer-size=1M --queue-depth=4" \
+            "--direct=always" "--direct=never"; do
+  rm -rf d && mkdir d || exit 99
+  # shellcheck disable=SC2086
+  expect 1 "cp8M: error writing 'd/src': File too large" \
+    sh -c 'ulimit -f 20480 && exec cp8M "$@"' sh $opts src small d
+  [ "$(entries d)" = small ] && cmp -s small d/small ||
+    fail "ulimit -f, $opts: left $(entries d), expected small only"
+  echo old >d/src
+  ino=$(inode d/src)
+  # shellcheck disable=SC2086
+  expect 1 "cp8M: error writing 'd/src': File too large" \
+    sh -c 'ulimit -f 20480 && exec cp8M "$@"' sh $opts src d/src
+  [ "$(inode d/src)" = "$ino" ] && [ "$(size d/src)" -le $((10*M)) ] ||
+    fail "ulimit -f, $opts, existing destination: $(size d/src) bytes"
+done
 exit 0

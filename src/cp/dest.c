@@ -36,7 +36,42 @@
 
 /* ---- what a fatal signal undoes ---- */
 
-static int const fatal_signals[] = { SIGINT, SIGTERM, SIGHUP };
+/* Every signal whose default action ends the process, so that none of
+   them leaves a hidden temporary or a destination moved to its backup
+   name.  SIGUSR1 is left out: it asks for a status line (progress.c).
+
+   The faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, and
+   SIGABRT from abort) are in: the handler reads only the record below,
+   whose names were stored before, and makes only system calls, which
+   report a bad pointer as EFAULT instead of faulting again; then the
+   signal's own default action (a core dump) follows.  A fault in an
+   engine thread, which blocks every signal, gets that default action
+   at once from the kernel, as does one while the signals are held: the
+   state it leaves is that of SIGKILL, which the invariant covers.  */
+static int const fatal_signals[] =
+{
+  SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
+  SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
+  SIGVTALRM, SIGPROF, SIGSYS,
+#ifdef SIGSTKFLT
+  SIGSTKFLT,
+#endif
+#ifdef SIGIO
+  SIGIO,
+#endif
+#ifdef SIGPOLL
+  SIGPOLL,
+#endif
+#ifdef SIGPWR
+  SIGPWR,
+#endif
+#ifdef SIGEMT
+  SIGEMT,
+#endif
+#ifdef SIGLOST
+  SIGLOST,
+#endif
+};
 
 /* All volatile, so that the compiler stores the names before the flags,
    as the handler expects.  */
@@ -52,13 +87,23 @@ static struct
 } pending;
 
 static void
-on_fatal_signal (int sig)
+on_fatal_signal (int sig, siginfo_t *info, void *context)
 {
+  (void) context;
+  /* Writing past the file size limit (ulimit -f) makes the kernel send
+     SIGXFSZ to the writer as if it had sent it itself, and the write
+     fails with EFBIG: an ordinary error of that file, reported and
+     undone as any other.  A SIGXFSZ from elsewhere is fatal.  */
+  if (sig == SIGXFSZ && info && info->si_code == SI_USER
+      && info->si_pid == getpid ())
+    return;
   if (pending.remove)
     unlinkat (pending.remove_dirfd, pending.remove_rel, 0);
   if (pending.restore)
     renameat (pending.backup_dirfd, pending.backup, pending.backup_dirfd,
               pending.backup_of);
+  /* Once: another fatal signal may be pending behind this one.  */
+  pending.remove = pending.restore = 0;
   progress_clear_from_signal ();
   /* Die of the same signal, so the caller sees what happened.  */
   signal (sig, SIG_DFL);
@@ -71,22 +116,41 @@ fatal_set (sigset_t *set)
   sigemptyset (set);
   for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
     sigaddset (set, fatal_signals[i]);
+#ifdef SIGRTMIN
+  /* Those the C library keeps for itself lie below SIGRTMIN.  */
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+    sigaddset (set, sig);
+#endif
+}
+
+/* Handle SIG, one of the fatal signals SET, unless its disposition is
+   not the default: one ignored by whoever started us stays ignored, and
+   a handler already there (a profiler's SIGPROF, a sanitizer's SIGSEGV)
+   stays.  */
+static void
+install_one (int sig, sigset_t const *set)
+{
+  struct sigaction old;
+  if (sigaction (sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO)
+      || old.sa_handler != SIG_DFL)
+    return;
+  struct sigaction sa = { .sa_sigaction = on_fatal_signal,
+                          .sa_flags = SA_SIGINFO | SA_RESTART,
+                          .sa_mask = *set };
+  sigaction (sig, &sa, NULL);
 }
 
 void
 dest_install_signals (void)
 {
+  sigset_t set;
+  fatal_set (&set);
   for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
-    {
-      struct sigaction old;
-      /* A signal ignored by whoever started us stays ignored.  */
-      if (sigaction (fatal_signals[i], NULL, &old) == 0
-          && old.sa_handler == SIG_IGN)
-        continue;
-      struct sigaction sa = { .sa_handler = on_fatal_signal };
-      fatal_set (&sa.sa_mask);
-      sigaction (fatal_signals[i], &sa, NULL);
-    }
+    install_one (fatal_signals[i], &set);
+#ifdef SIGRTMIN
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+    install_one (sig, &set);
+#endif
 }
 
 void

@@ -14,9 +14,12 @@
       hard links), and shorter than the source until every byte is written
       (the engine's in_place request);
    3. complete and identical.
-   A failed copy, or one interrupted by SIGINT, SIGTERM or SIGHUP, of a
+   A failed copy, or one interrupted by a signal whose default action
+   ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
+   SIGUSR2, the real-time ones...; SIGUSR1 asks for a status line), of a
    new file leaves nothing, and a backup made of the file it replaces is
-   put back under the destination's name.
+   put back under the destination's name.  Writing past the file size
+   limit (ulimit -f) is a failure of that file, not a fatal SIGXFSZ.
 
    A stream (a pipe, FIFO, terminal, character device or socket read as
    data) is not a file that can look complete: it has no size to compare
@@ -65,7 +68,8 @@ struct dest
   bool early;             /* DEST_TMPFILE made early (predest.h) */
 };
 
-/* Install the handlers of SIGINT, SIGTERM and SIGHUP (once, from main).  */
+/* Install the handler of the fatal signals: those whose default action
+   ends the process, but SIGUSR1 (once, from main, before any thread).  */
 void dest_install_signals (void);
 
 /* Create a new destination LOC with the permissions MODE (less the
