@@ -227,11 +227,12 @@ cp8M has no SELinux support: where SELinux is off, -Z does nothing and\n\
 --context=CTX is ignored with a warning (--preserve=context is refused);\n\
 where it is on, -Z and --context are refused.\n\
 \n\
-If a copy fails or is interrupted (SIGINT, SIGTERM, SIGHUP), nothing is\n\
-left under the name of a new destination file, which appears only once\n\
-its copy is complete, and a backup made by --backup is put back.  An\n\
-existing file is rewritten in place, as GNU cp does.  A pipe, FIFO or\n\
-device is copied to its destination's name as it is read.\n\
+If a copy fails or is interrupted by a signal (any that ends a process\n\
+by default: INT, TERM, HUP, QUIT, PIPE...), nothing is left under the\n\
+name of a new destination file, which appears only once its copy is\n\
+complete, and a backup made by --backup is put back.  An existing file\n\
+is rewritten in place, as GNU cp does.  A pipe, FIFO or device is\n\
+copied to its destination's name as it is read.\n\
 \n\
 Sending cp8M the signal USR1 (kill -USR1 PID) makes it print one line on\n\
 stderr on how far it has got, and carry on with the copy.\n\
