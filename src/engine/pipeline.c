@@ -575,7 +575,10 @@ start_workers (struct io_job *job, struct worker *workers, unsigned int depth)
 {
   unsigned int started = 1;
   /* Signals belong to the caller's thread, whose handler removes a
-     half-written destination: the workers block them all.  */
+     half-written destination: the workers block them all.  A worker's
+     write past the file size limit (ulimit -f) fails with EFBIG, and the
+     SIGXFSZ the kernel sends that worker stays pending on it until it
+     exits, unseen: the failure is reported like any other.  */
   sigset_t all, old;
   sigfillset (&all);
   pthread_sigmask (SIG_BLOCK, &all, &old);
