@@ -632,7 +632,7 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
       /* A directory's walk may have closed and reopened DST's directory
          (dirfds.c): its descriptor is the parent level's now.  */
       struct loc now = *dst;
-      if (parent)
+      if (parent && !parent->by_name)
         now.dirfd = parent->dst_fd;
       dest_undo_backup (o, &now, backup);
     }

@@ -49,7 +49,8 @@ struct copy_ctx
   struct seen *created;   /* destinations created by this run */
   struct seen *operands;  /* command-line sources already copied, or NULL */
   struct memory_plan const *memory;  /* the engine's buffers, and why */
-  unsigned int max_open_levels;  /* directory levels kept open (dirfds.c) */
+  unsigned int max_open_levels;  /* directory levels kept open, or 0 for
+                                    none: held by name (dirfds.c) */
   uintptr_t stack_base;   /* near the top of the stack, and how far the */
   size_t stack_room;      /* walk may go from it (dirfds.c) */
   bool memory_said;       /* --debug printed MEMORY (after the first
@@ -99,6 +100,9 @@ struct ancestor
   bool dst_path_only;   /* DST could not be read or searched: it is open
                            with O_PATH, for its name only */
   bool lost;            /* could not be opened again (reported) */
+  bool by_name;         /* held by name: no descriptor while its entries
+                           are copied, which are reached by their whole
+                           names (dirfds.c) */
   bool dst_changed;     /* --sync: an entry of DST was made, removed or
                            renamed (flush DST at its end) */
 };
@@ -140,7 +144,8 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
                      struct walk *w);
 
 /* dirfds.c: how many directory levels a walk keeps open, from the
-   descriptor limit (RLIMIT_NOFILE) and the descriptors already open.  */
+   descriptor limit (RLIMIT_NOFILE) and the descriptors already open;
+   0 when too few are left for one (levels are then held by name).  */
 unsigned int dirfds_max_levels (void);
 
 /* dirfds.c: the descriptor number below which the walk's next files
@@ -166,12 +171,19 @@ void dirfds_stack_init (struct copy_ctx *c, void const *base);
 bool dirfds_stack_left (struct copy_ctx const *c);
 
 /* dirfds.c: LV's descriptors were just opened: close those of the level
-   that now falls out of the C->max_open_levels nearest ones.  */
+   that now falls out of the C->max_open_levels nearest ones.  When that
+   is none, LV is held by name: its destination is not opened, and its
+   source only until listed.  */
 void dirfds_push (struct copy_ctx const *c, struct ancestor *lv);
 
 /* dirfds.c: make sure LV's descriptors are open, opening them again by
    name if they were closed.  Return false after reporting a failure.  */
 bool dirfds_ensure (struct ancestor *lv);
+
+/* dirfds.c: a descriptor of LV's source to list it through, its own
+   (for fdopendir, which takes it), or -1 with errno.  A level held by
+   name gives up its descriptor to it.  */
+int dirfds_listing (struct ancestor *lv);
 
 /* dirfds.c: LV is done: open its parent's descriptors again if they
    were closed (through LV's "..", while LV is still open), then close

@@ -46,21 +46,21 @@ by_inode (void const *a, void const *b)
   return (x->read > y->read) - (x->read < y->read);
 }
 
-/* The entries of the directory open as FD, but "." and "..", sorted by
-   inode number as GNU cp reads them: -v then lists files in the same
-   order, and reading in inode order is faster on most disks.  Entries
-   with equal numbers (hard links) keep their reading order, as glibc's
-   qsort keeps it for GNU cp.  Return NULL with errno on failure.  */
+/* The entries of the directory open as FD (or -1 with errno), but "."
+   and "..", sorted by inode number as GNU cp reads them: -v then lists
+   files in the same order, and reading in inode order is faster on most
+   disks.  Entries with equal numbers (hard links) keep their reading
+   order, as glibc's qsort keeps it for GNU cp.  FD is closed.  Return
+   NULL with errno on failure.  */
 static struct entry *
 read_entries (int fd, size_t *count)
 {
-  int dfd = dup (fd);
-  DIR *dir = dfd < 0 ? NULL : fdopendir (dfd);
+  DIR *dir = fd < 0 ? NULL : fdopendir (fd);
   if (!dir)
     {
       int err = errno;
-      if (dfd >= 0)
-        close (dfd);
+      if (fd >= 0)
+        close (fd);
       errno = err;
       return NULL;
     }
@@ -124,7 +124,7 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
                   struct walk *w)
 {
   size_t n;
-  struct entry *names = read_entries (self->src_fd, &n);
+  struct entry *names = read_entries (dirfds_listing (self), &n);
   if (!names)
     {
       error (0, errno, "cannot access %s", quote_file (src->name));
@@ -153,6 +153,14 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       char *dst_name = file_name_concat (dst->name, name, NULL);
       struct loc s = { self->src_fd, name, src_name, false };
       struct loc d = { self->dst_fd, name, dst_name, dst_new };
+      if (self->by_name)
+        {
+          /* No descriptor held (dirfds.c): the destination is named
+             from the operand's target directory, as its own is.  */
+          s = (struct loc) { AT_FDCWD, src_name, src_name, false };
+          d = (struct loc) { w->top_dirfd, dst_name + w->top_prefix,
+                             dst_name, dst_new };
+        }
       /* The regular files after this one (up to the first entry of
          another type, whose copy comes between), for the engine to read
          ahead.  */
@@ -175,6 +183,63 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
     free (names[i].name);
   free (names);
   return ok;
+}
+
+/* Open the destination directory DST of the level LV: through PIN, the
+   directory just made (or -1), else by name (not following a symbolic
+   link, but with --keep-directory-symlink), and note what it is.  Held
+   by name (NO_FD: no level can be held, dirfds.c), only note what it
+   is.  Return false after reporting.  */
+static bool
+open_dst_dir (struct cp8m_options const *o, struct loc const *dst,
+              struct node const *pin, bool no_fd, struct ancestor *lv)
+{
+  int follow = o->keep_directory_symlink ? 0 : O_NOFOLLOW;
+  struct stat st;
+  if (no_fd)
+    {
+      if ((pin->fd >= 0 ? fstat (pin->fd, &st)
+           : fstatat (dst->dirfd, dst->rel, &st,
+                      follow ? AT_SYMLINK_NOFOLLOW : 0)) != 0)
+        {
+          error (0, errno, "cannot stat %s", quote_file (dst->name));
+          return false;
+        }
+      lv->dst_dev = st.st_dev;
+      lv->dst_ino = st.st_ino;
+      return true;
+    }
+  /* A new directory is opened through the descriptor of the one made,
+     so that what is copied goes into it whatever its name holds now.  */
+  int fd = pin->fd >= 0
+           ? openat (pin->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+           : openat (dst->dirfd, dst->rel,
+                     O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
+  if (fd < 0 && errno == EACCES)
+    {
+      /* A directory this user may not read or search: as in GNU cp, each
+         entry then fails on its own ("cannot stat") and the directory
+         still gets its attributes, through an O_PATH descriptor.  */
+      fd = pin->fd >= 0 ? dup (pin->fd)
+           : openat (dst->dirfd, dst->rel,
+                     O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
+      lv->dst_path_only = fd >= 0;
+    }
+  if (fd < 0)
+    {
+      error (0, errno, "cannot access %s", quote_file (dst->name));
+      return false;
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      error (0, errno, "cannot stat %s", quote_file (dst->name));
+      close (fd);
+      return false;
+    }
+  lv->dst_fd = fd;
+  lv->dst_dev = st.st_dev;
+  lv->dst_ino = st.st_ino;
+  return true;
 }
 
 /* Create the directory DST for SRC, and open it as *PIN (O_PATH,
@@ -222,6 +287,40 @@ make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
   return true;
 }
 
+/* Give the copy DST of the level SELF the attributes of SRC (of status
+   SST), through descriptors (node.h): its own, or, held by name, one
+   opened for it and checked to be the directory the walk made or met.  */
+static bool
+finish_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
+            struct loc const *dst, struct ancestor const *self,
+            struct meta_plan const *plan)
+{
+  /* The names are for messages, and for the last resort without /proc:
+     the whole name, as the parents' descriptors may be closed by now
+     (dirfds.c).  */
+  struct loc src_name = { AT_FDCWD, src->name, src->name, false };
+  struct loc dst_name = { AT_FDCWD, dst->name, dst->name, false };
+  struct node sn, dn;
+  node_of_fd (&sn, &src_name, self->src_fd, S_IFDIR, false);
+  sn.source = true;
+  if (!self->by_name)
+    node_of_fd (&dn, &dst_name, self->dst_fd, S_IFDIR, self->dst_path_only);
+  else
+    {
+      struct stat seen = { .st_dev = self->dst_dev, .st_ino = self->dst_ino,
+                           .st_mode = S_IFDIR };
+      if (!node_open_seen (&dn, dst->dirfd, dst->rel, dst->name, &seen,
+                           self->dst_follow))
+        {
+          error (0, errno, "cannot access %s", quote_file (dst->name));
+          return false;
+        }
+    }
+  bool ok = apply_metadata (c, &sn, sst, &dn, plan);
+  node_close (&dn);
+  return ok;
+}
+
 bool
 copy_directory (struct copy_ctx *c, struct loc const *src,
                 struct stat const *sst, struct loc const *dst,
@@ -253,49 +352,22 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       error (0, errno, "cannot access %s", quote_file (src->name));
       ok = false;
     }
-  /* A new directory is opened through the descriptor of the one made,
-     so that what is copied goes into it whatever its name holds now.  */
-  int follow = o->keep_directory_symlink ? 0 : O_NOFOLLOW;
-  int dst_fd = pin.fd >= 0
-               ? openat (pin.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-               : openat (dst->dirfd, dst->rel,
-                         O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
-  bool path_only = false;
-  if (dst_fd < 0 && errno == EACCES)
-    {
-      /* A directory this user may not read or search: as in GNU cp, each
-         entry then fails on its own ("cannot stat") and the directory
-         still gets its attributes, through an O_PATH descriptor.  */
-      if (pin.fd >= 0)
-        dst_fd = dup (pin.fd);
-      else
-        dst_fd = openat (dst->dirfd, dst->rel,
-                         O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
-      path_only = dst_fd >= 0;
-    }
-  node_close (&pin);
-  if (dst_fd < 0)
-    {
-      error (0, errno, "cannot access %s", quote_file (dst->name));
-      if (src_fd >= 0)
-        close (src_fd);
-      return false;
-    }
-
-  struct stat dst_st;
-  if (fstat (dst_fd, &dst_st) != 0)
-    {
-      error (0, errno, "cannot stat %s", quote_file (dst->name));
-      if (src_fd >= 0)
-        close (src_fd);
-      close (dst_fd);
-      return false;
-    }
   struct ancestor self = {
     .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
-    .dst_dev = dst_st.st_dev, .dst_ino = dst_st.st_ino,
-    .src_fd = src_fd, .dst_fd = dst_fd, .src = src, .dst = dst,
-    .dst_follow = o->keep_directory_symlink, .dst_path_only = path_only };
+    .src_fd = src_fd, .dst_fd = -1, .src = src, .dst = dst,
+    .dst_follow = o->keep_directory_symlink };
+  /* With no level held (dirfds.c), the destination is reached by name
+     alone, as GNU cp reaches it: one descriptor at a time is enough
+     for the tree, if not for the files.  */
+  bool opened = open_dst_dir (o, dst, &pin, c->max_open_levels == 0,
+                              &self);
+  node_close (&pin);
+  if (!opened)
+    {
+      if (src_fd >= 0)
+        close (src_fd);
+      return false;
+    }
   dirfds_push (c, &self);
   /* Made (or there to merge into): counted whatever its entries do.  */
   stats_made (c->stats, STATS_DIRECTORY, true);
@@ -308,22 +380,12 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   if (!dirfds_ensure (&self))
     ok = false;
   else
-    {
-      /* Through the descriptors (node.h).  The names are for messages,
-         and for the last resort without /proc: the whole name, as the
-         parents' descriptors may be closed by now (dirfds.c).  */
-      struct loc src_name = { AT_FDCWD, src->name, src->name, false };
-      struct loc dst_name = { AT_FDCWD, dst->name, dst->name, false };
-      struct node sn, dn;
-      node_of_fd (&sn, &src_name, self.src_fd, S_IFDIR, false);
-      sn.source = true;
-      node_of_fd (&dn, &dst_name, self.dst_fd, S_IFDIR, self.dst_path_only);
-      ok &= apply_metadata (c, &sn, sst, &dn, &plan);
-    }
+    ok &= finish_dir (c, src, sst, dst, &self, &plan);
   /* --sync: after its entries and its own attributes (sync.h).  */
-  if (o->sync && !self.lost && self.dst_fd >= 0
+  if (o->sync && !self.lost && (self.by_name || self.dst_fd >= 0)
       && (!dst_exists || self.dst_changed || sync_attributes_set (o)))
-    ok &= sync_dir (self.dst_fd, self.dst_path_only, dst->name);
+    ok &= self.by_name ? sync_dir_at (dst->dirfd, dst->rel, dst->name)
+          : sync_dir (self.dst_fd, self.dst_path_only, dst->name);
   ok &= dirfds_pop (&self);
   return ok;
 }

@@ -19,6 +19,14 @@
    directory on its way in the meantime: the walk then stops there with
    an error, rather than copy into some other directory.
 
+   Under a limit too low for even one level (`ulimit -n 6`: three
+   descriptors free, where GNU cp copies with two), no level is held,
+   and the walk goes as GNU cp's does: a source directory is open only
+   until listed, its entries are reached by their whole names (from the
+   working directory, and for the destination from the operand's target
+   directory), and the copy of a directory gets its attributes by name.
+   Names past PATH_MAX then fail, as with GNU cp.
+
    The walk recurses, a level of the tree taking about 1.6 KiB of stack
    (twice that under AddressSanitizer): with descriptors no longer a
    limit, a deep enough tree (some 9000 levels under the usual 8 MiB
@@ -51,6 +59,12 @@
    the C library (locale files).  */
 enum { RESERVED_FDS = 12, MAX_OPEN_LEVELS = 16, MIN_OPEN_LEVELS = 1 };
 
+/* Holding a level takes its two descriptors and, while a file in it is
+   copied, the file's two (or, while the walk steps down, the next
+   level's two).  GNU cp holds none and copies with two: with fewer
+   free than this, no level is held.  */
+enum { HELD_LEVEL_FDS = 4 };
+
 /* How many descriptors are open now (those a parent left open count
    against the limit too), or -1 if /proc cannot say.  */
 static long
@@ -68,10 +82,10 @@ open_fds (void)
   return n - 1;   /* the listing's own */
 }
 
-/* Descriptors left under the limit once those open now and the
-   reserved ones are counted, or LONG_MAX without a limit.  */
+/* Descriptors left under the limit once those open now are counted,
+   or LONG_MAX without a limit.  */
 static long
-spare_fds (void)
+free_fds (void)
 {
   struct rlimit r;
   if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
@@ -79,14 +93,24 @@ spare_fds (void)
   long used = open_fds ();
   if (used < 0)
     used = 3;
-  return (long) (r.rlim_cur > LONG_MAX ? LONG_MAX : r.rlim_cur)
-         - used - RESERVED_FDS;
+  return (long) (r.rlim_cur > LONG_MAX ? LONG_MAX : r.rlim_cur) - used;
+}
+
+/* The same, less the reserved ones.  */
+static long
+spare_fds (void)
+{
+  long n = free_fds ();
+  return n == LONG_MAX ? n : n - RESERVED_FDS;
 }
 
 unsigned int
 dirfds_max_levels (void)
 {
-  long n = spare_fds () / 2;
+  long n = free_fds ();
+  if (n < HELD_LEVEL_FDS)
+    return 0;
+  n = (n == LONG_MAX ? n : n - RESERVED_FDS) / 2;
   return n > MAX_OPEN_LEVELS ? MAX_OPEN_LEVELS
          : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
 }
@@ -97,6 +121,9 @@ dirfds_ahead_files (unsigned int levels)
   long room = spare_fds ();
   if (room == LONG_MAX)
     return ENGINE_AHEAD_FILES;
+  /* Reading ahead looks files up in the level's descriptors.  */
+  if (levels == 0)
+    return 0;
   /* Three a file: the cp layer's, the engine's, and, for a moment, the
      engine's next one (it opens the files of a new queue before it
      closes those of the old); and two more where a destination is made
@@ -116,7 +143,8 @@ dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files)
      to spare, besides five for each file read ahead (dirfds_ahead_files).  */
   long room = spare_fds ();
   return room == LONG_MAX
-         || room - 2 * (long) levels - 5 * (long) ahead_files >= 8;
+         || (levels > 0
+             && room - 2 * (long) levels - 5 * (long) ahead_files >= 8);
 }
 
 int
@@ -181,6 +209,13 @@ close_level (struct ancestor *lv)
 void
 dirfds_push (struct copy_ctx const *c, struct ancestor *lv)
 {
+  /* Held by name: no level above is open, and its destination was
+     never opened (dir.c).  */
+  if (c->max_open_levels == 0)
+    {
+      lv->by_name = true;
+      return;
+    }
   /* The open levels are always the deepest ones: only the first level
      above the C->max_open_levels nearest can be open too.  */
   struct ancestor *a = lv;
@@ -285,17 +320,32 @@ reopen_level (struct ancestor *lv, struct ancestor *child)
 bool
 dirfds_ensure (struct ancestor *lv)
 {
+  /* Its entries are reached by name.  */
+  if (lv->by_name)
+    return true;
   /* A level is only closed while the walk is below it, and the walk
      reaches it again through a child that reopens it (dirfds_pop): this
      is the fallback, with both sides, the source having been open.  */
   return reopen_level (lv, NULL);
 }
 
+int
+dirfds_listing (struct ancestor *lv)
+{
+  if (!lv->by_name)
+    return dup (lv->src_fd);
+  /* Not needed after: the entries are reached by name.  */
+  int fd = lv->src_fd;
+  lv->src_fd = -1;
+  return fd;
+}
+
 bool
 dirfds_pop (struct ancestor *lv)
 {
   bool ok = true;
-  if (lv->parent)
+  /* A level held by name needs no level above it open.  */
+  if (lv->parent && !lv->by_name)
     ok = reopen_level (lv->parent, lv);
   close_level (lv);
   return ok;

@@ -42,8 +42,7 @@ sync_file (int fd, char const *name)
   return false;
 }
 
-/* Flush the directory DIRFD/REL, opened for it.  */
-static bool
+bool
 sync_dir_at (int dirfd, char const *rel, char const *name)
 {
   /* fsync needs a descriptor open for reading (or writing, which a

@@ -36,6 +36,10 @@ bool sync_file (int fd, char const *name);
    Return true, or false after reporting.  */
 bool sync_dir (int fd, bool path_only, char const *name);
 
+/* Flush the directory REL in DIRFD, opened for it; NAME is for
+   messages.  Return true, or false after reporting.  */
+bool sync_dir_at (int dirfd, char const *rel, char const *name);
+
 /* Do the options give an existing directory attributes (so that the
    end of its copy changes it even when its entries stay)?  */
 bool sync_attributes_set (struct cp8m_options const *o);

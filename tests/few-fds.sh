@@ -1,0 +1,51 @@
+#!/bin/sh
+# The lowest descriptor limits: cp8M copies wherever GNU cp copies, with
+# the same messages, status and tree.  GNU cp 9.1 copies a tree with two
+# descriptors free (`ulimit -n 5`, three more when copying into an
+# existing directory, whose descriptor it holds), and below that makes
+# the directories but no files.  Too few for cp8M to hold a directory
+# level, it holds none (src/cp/dirfds.c); the engine's second
+# descriptor for direct I/O is then done without.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+
+# Levels below levels, files of one byte to past 8 MiB (direct I/O with
+# a buffered tail), a symlink, a hard link, an empty file, a directory
+# of mode 0750 and one its owner cannot write.
+mkdir -p tree/src/a/b/c/d tree/src/e tree/into || exit 99
+random_file tree/src/f1 3
+random_file tree/src/a/f2 100000
+random_file tree/src/a/b/big $((8 * 1024 * 1024 + 4097))
+random_file tree/src/a/b/c/f4 5000
+random_file tree/src/a/b/c/d/f5 1
+: >tree/src/e/empty
+ln -s f1 tree/src/link
+ln tree/src/a/f2 tree/src/e/hard
+chmod 750 tree/src/a/b
+chmod 555 tree/src/a/b/c/d
+
+# lim N COMMAND...: COMMAND under `ulimit -n N`, the shell's own
+# descriptors left behind (a parent's would count against the limit).
+cat >lim <<'EOF2' || exit 99
+#!/bin/sh
+n=$1
+shift
+exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+ulimit -n "$n" && exec "$@"
+EOF2
+chmod 755 lim "$work" || exit 99
+for n in 4 5 6 8 10; do
+  exits=
+  for args in "-r src copy" "-a src copy" "-a src into"; do
+    # shellcheck disable=SC2086
+    RUN_PREFIX="$work/lim $n" same_as_gnu $args
+    exits="$exits $(cat "$work/.gnu.status")"
+  done
+  note "ulimit -n $n: -r, -a, -a into a directory as GNU cp, exits$exits"
+done
+RUN_PREFIX="$work/lim 5" same_as_gnu --preserve=all -R src copy
+
+# As nobody, whose copies cannot keep the owner.
+[ "$(id -u)" -eq 0 ] && chown -R nobody:nogroup tree
+RUN_PREFIX="as_nobody $work/lim 6" same_as_gnu -a src copy
+note "ulimit -n 6 as nobody: -a as GNU cp"
+exit 0
