@@ -1,11 +1,11 @@
 #!/bin/sh
 # The lowest descriptor limits: cp8M copies wherever GNU cp copies, with
 # the same messages, status and tree.  GNU cp 9.1 copies a tree with two
-# descriptors free (`ulimit -n 5`, three more when copying into an
-# existing directory, whose descriptor it holds), and below that makes
-# the directories but no files.  Too few for cp8M to hold a directory
-# level, it holds none (src/cp/dirfds.c); the engine's second
-# descriptor for direct I/O is then done without.
+# descriptors free (`ulimit -n 5`; `-n 6` into an existing directory,
+# whose descriptor it holds), and below that makes the directories but
+# no files.  Too few for cp8M to hold a directory level, it holds none
+# (src/cp/dirfds.c); the engine's second descriptor of a file for direct
+# I/O is then done without.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 
 # Levels below levels, files of one byte to past 8 MiB (direct I/O with
@@ -33,6 +33,15 @@ exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
 ulimit -n "$n" && exec "$@"
 EOF2
 chmod 755 lim "$work" || exit 99
+
+# evict FILE: FILE's pages written back and dropped from the page cache,
+# so that cp8M copies it with direct I/O.
+evict () {
+  dd of="$1" oflag=nocache conv=notrunc,fdatasync count=0 status=none &&
+    dd if="$1" iflag=nocache count=0 status=none
+}
+RUN_SETUP='evict src/a/b/big'
+
 for n in 4 5 6 8 10; do
   exits=
   for args in "-r src copy" "-a src copy" "-a src into"; do
@@ -48,4 +57,20 @@ RUN_PREFIX="$work/lim 5" same_as_gnu --preserve=all -R src copy
 [ "$(id -u)" -eq 0 ] && chown -R nobody:nogroup tree
 RUN_PREFIX="as_nobody $work/lim 6" same_as_gnu -a src copy
 note "ulimit -n 6 as nobody: -a as GNU cp"
+
+# At -n 5 the engine cannot open a second descriptor of either side for
+# direct I/O: it goes on through the one it has.
+probe=$(mktemp probe.XXXXXX)
+if dd if=/dev/zero of="$probe" bs=4096 count=1 oflag=direct status=none 2>/dev/null
+then
+  evict tree/src/a/b/big
+  "$work/lim" 5 cp8M --debug --direct=always tree/src/a/b/big big >out 2>&1 ||
+    fail "--direct=always under ulimit -n 5: $(cat out)"
+  cmp -s tree/src/a/b/big big || fail "--direct=always under ulimit -n 5: the copy differs"
+  grep -q '^direct I/O: yes' out ||
+    fail "--direct=always under ulimit -n 5: not direct: $(cat out)"
+  note "ulimit -n 5: $(grep '^direct I/O' out)"
+else
+  note "this file system refuses O_DIRECT: no direct I/O under ulimit -n 5"
+fi
 exit 0
