@@ -42,11 +42,33 @@ evict () {
 }
 RUN_SETUP='evict src/a/b/big'
 
+# zero_free: with no descriptor free at all (-n 4 into an existing
+# directory, whose descriptor both hold), both make the directory and
+# fail at its source; GNU cp then gives it its attributes by name, which
+# cp8M never does (a node it made is changed only through a descriptor
+# of it: src/cp/node.h), so it also says it cannot, and the trees differ
+# by that directory's mode and times.  The same status, GNU's messages
+# among cp8M's, and that one more.
+zero_free () {
+  ( RUN_PREFIX="$work/lim 4" same_as_gnu -a src into ) 2>/dev/null && return
+  cmp -s "$work/.gnu.status" "$work/.ours.status" ||
+    fail "-a src into under ulimit -n 4: exit $(cat "$work/.ours.status")"
+  printf '%s\n' "cp: cannot access 'into/src': Too many open files" |
+    cat - "$work/.gnu.err" | LC_ALL=C sort >"$work/.want.err"
+  cmp -s "$work/.want.err" "$work/.ours.err" ||
+    { diff -u "$work/.want.err" "$work/.ours.err" >&2;
+      fail "-a src into under ulimit -n 4: messages (above)"; }
+}
+
 for n in 4 5 6 8 10; do
   exits=
   for args in "-r src copy" "-a src copy" "-a src into"; do
-    # shellcheck disable=SC2086
-    RUN_PREFIX="$work/lim $n" same_as_gnu $args
+    if [ "$n" = 4 ] && [ "$args" = "-a src into" ]; then
+      zero_free
+    else
+      # shellcheck disable=SC2086
+      RUN_PREFIX="$work/lim $n" same_as_gnu $args
+    fi
     exits="$exits $(cat "$work/.gnu.status")"
   done
   note "ulimit -n $n: -r, -a, -a into a directory as GNU cp, exits$exits"

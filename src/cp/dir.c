@@ -260,10 +260,29 @@ make_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
       return false;
     }
   struct stat st;
-  if (!node_open_made (pin, dst, S_IFDIR, 0, &st))
-    return false;
+  bool pinned = node_try_made (pin, dst, S_IFDIR, 0, &st);
+  if (!pinned)
+    {
+      /* No descriptor left (ulimit -n 4): as GNU cp, go on to fail at
+         opening the source, and give the directory its attributes at
+         the end, when one is free again (what it is is noted here, not
+         following a symbolic link).  */
+      if (errno != EMFILE && errno != ENFILE)
+        return false;
+      if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          error (0, errno, "cannot stat %s", quote_file (dst->name));
+          return false;
+        }
+      if (!S_ISDIR (st.st_mode))
+        {
+          error (0, 0, "%s was replaced while being copied",
+                 quote_file (dst->name));
+          return false;
+        }
+    }
   /* The contents must go in: make it searchable and writable for now.  */
-  if ((st.st_mode & S_IRWXU) != S_IRWXU)
+  if ((st.st_mode & S_IRWXU) != S_IRWXU && pinned)
     {
       plan->restore_mode = true;
       plan->want_mode = st.st_mode;
@@ -334,12 +353,24 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   if (!dst_exists && !make_dir (c, src, sst, dst, w, &plan, &pin))
     return false;
 
+  struct ancestor self = {
+    .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
+    .src_fd = -1, .dst_fd = -1, .src = src, .dst = dst,
+    .dst_follow = o->keep_directory_symlink };
+  /* With no level held (dirfds.c), the destination is reached by name
+     alone, as GNU cp reaches it, and what it is is noted before the
+     source is opened: one descriptor at a time may be all there is.  */
+  bool no_fd = c->max_open_levels == 0;
+  bool opened = !no_fd || open_dst_dir (o, dst, &pin, true, &self);
+  if (no_fd)
+    node_close (&pin);
+
   /* SRC was stat'ed through a symlink exactly when copy_node followed
      one, so it is opened following links, and checked to be the same
      directory.  */
   bool ok = true;
-  int src_fd = openat (src->dirfd, src->rel,
-                       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int src_fd = !opened ? -1 : openat (src->dirfd, src->rel,
+                                      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
   if (src_fd >= 0 && (fstat (src_fd, &st) != 0 || !SAME_INODE (st, *sst)))
     {
@@ -347,20 +378,14 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
       src_fd = -1;
       errno = ENOENT;
     }
-  if (src_fd < 0)
+  if (opened && src_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (src->name));
       ok = false;
     }
-  struct ancestor self = {
-    .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
-    .src_fd = src_fd, .dst_fd = -1, .src = src, .dst = dst,
-    .dst_follow = o->keep_directory_symlink };
-  /* With no level held (dirfds.c), the destination is reached by name
-     alone, as GNU cp reaches it: one descriptor at a time is enough
-     for the tree, if not for the files.  */
-  bool opened = open_dst_dir (o, dst, &pin, c->max_open_levels == 0,
-                              &self);
+  self.src_fd = src_fd;
+  if (opened && !no_fd)
+    opened = open_dst_dir (o, dst, &pin, false, &self);
   node_close (&pin);
   if (!opened)
     {

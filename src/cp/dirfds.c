@@ -24,8 +24,12 @@
    and the walk goes as GNU cp's does: a source directory is open only
    until listed, its entries are reached by their whole names (from the
    working directory, and for the destination from the operand's target
-   directory), and the copy of a directory gets its attributes by name.
-   Names past PATH_MAX then fail, as with GNU cp.
+   directory), and the copy of a directory gets its attributes through a
+   descriptor opened for that by name and checked to be the directory
+   made or met (node.h).  Names past PATH_MAX then fail, as with GNU cp;
+   and a directory on the way swapped for a symbolic link meanwhile can
+   send later entries elsewhere, as with GNU cp (a node once made is
+   still changed only through its own descriptor).
 
    The walk recurses, a level of the tree taking about 1.6 KiB of stack
    (twice that under AddressSanitizer): with descriptors no longer a

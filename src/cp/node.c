@@ -36,12 +36,15 @@ node_init (struct node *n, int dirfd, char const *rel, char const *name,
                        .type = type };
 }
 
-bool
-node_open_made (struct node *n, struct loc const *loc, mode_t type,
-                dev_t rdev, struct stat *st)
+/* node_open_made, or node_try_made when QUIET_EMFILE.  */
+static bool
+open_made (struct node *n, struct loc const *loc, mode_t type, dev_t rdev,
+           struct stat *st, bool quiet_emfile)
 {
   node_init (n, loc->dirfd, loc->rel, loc->name, type);
   int fd = openat (loc->dirfd, loc->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && quiet_emfile && (errno == EMFILE || errno == ENFILE))
+    return false;
   if (fd < 0 || fstat (fd, st) != 0)
     {
       error (0, errno, "cannot stat %s", quote_file (loc->name));
@@ -64,6 +67,20 @@ node_open_made (struct node *n, struct loc const *loc, mode_t type,
   n->fd = fd;
   n->path_only = n->own_fd = true;
   return true;
+}
+
+bool
+node_open_made (struct node *n, struct loc const *loc, mode_t type,
+                dev_t rdev, struct stat *st)
+{
+  return open_made (n, loc, type, rdev, st, false);
+}
+
+bool
+node_try_made (struct node *n, struct loc const *loc, mode_t type,
+               dev_t rdev, struct stat *st)
+{
+  return open_made (n, loc, type, rdev, st, true);
 }
 
 bool

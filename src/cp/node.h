@@ -60,6 +60,12 @@ enum { NODE_PROC_NAME = 32 };
 bool node_open_made (struct node *n, struct loc const *loc, mode_t type,
                      dev_t rdev, struct stat *st);
 
+/* The same, but when no descriptor is left for it, return false with
+   errno EMFILE or ENFILE and report nothing (the caller may go on
+   without it, as GNU cp goes on with one descriptor less).  */
+bool node_try_made (struct node *n, struct loc const *loc, mode_t type,
+                    dev_t rdev, struct stat *st);
+
 /* The node REL of DIRFD (NAME in messages), which was seen with status
    SEEN: opened O_PATH (following symbolic links if FOLLOW) and checked to
    have SEEN's device and inode numbers.  Return true; or false with errno
