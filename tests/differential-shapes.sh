@@ -38,8 +38,8 @@
 #                   the defaults: 12 here for differential.sh's 24)
 #   DIFF_WHERE=LXZNMV   only these scenarios
 #
-# make check's 12 trees take about 2 minutes and a half on two cores, 95 runs a
-# tree (53 as root, 42 as nobody).  Long mode: DIFF_TREES=2000 (1,000
+# make check's 12 trees take about 2 minutes and a half on two cores, 98 runs a
+# tree (55 as root, 43 as nobody).  Long mode: DIFF_TREES=2000 (1,000
 # trees here), about three hours:
 #   DIFF_TREES=2000 make check TESTS=tests/differential-shapes.sh
 # One tree, one option set, one scenario again, as printed with a
@@ -110,12 +110,19 @@ pre-rl         XN     pre      -rl SOME dst
 pre-attr       ZN     pre      -r --attributes-only SOME dst
 pre-rL         X      pre      -rL SOME dst
 # Fresh destinations: across devices (-l fails, -L follows links onto
-# the tmpfs, -x stays), onto ramfs, and as nobody.
-r              XN     empty    -r ALL dst
-a              XZNM   empty    -a SOME dst
+# the tmpfs, -x stays), onto ramfs, and as nobody; some operands named
+# from the root (@NAME: see differential.sh).
+r              XN     empty    -r src1 @src2 f1 @f2 l1 @l2 dst
+a-t            XZNM   empty    -a -t dst @src1 src2 @f1 l1 @l2
 rL             XN     empty    -rL SOME dst
 rLx            LX     empty    -rLx SOME dst
-parents        N      empty    -R --parents src1/d src2 f1 l2 dst
+parents        N      empty    -R --parents src1/d @src2 f1 @l2 dst
+abs-parents-a  N      abs      -a --parents @src1/d @src2 @f1 @l2 dst
+# One operand, for now: when an operand's parent directory exists at the
+# destination already, GNU leaves the directories on its way as they
+# are, and cp8M gives them their sources' attributes again; off the
+# tree's file system, the tree's copy shows that.
+abs-parents-a1 XZ     abs      -a --parents @src1/d dst
 rl             XN     empty    -rl SOME dst
 rs-relative    XN     empty    -rs src1 f1 dst
 rp             ZN     empty    -rp SOME dst

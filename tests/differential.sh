@@ -30,14 +30,19 @@ dstdir= run_as= run_env=
 
 # The option sets: NAME SETUP ARGUMENTS.  SETUP says what "dst" is
 # before the copy (run_side in tests/difflib.sh: new, empty, pre, pre2,
-# inplace); ARGUMENTS are the command's, with ALL, SOME, DUPS and @NAME
-# for operands (expand_args there).  Runs from the tree's top.
+# inplace, abs); ARGUMENTS are the command's, with ALL, SOME, DUPS and
+# @NAME for operands (expand_args there).  Runs from the tree's top
+# (from / for SETUP abs).  Some sets name operands from the root
+# (@NAME), alone or among relative ones: the destination's name
+# relative to the target directory must not keep an operand's leading
+# '/' (cp --parents /etc/fstab dir aimed its *at () calls at /etc/fstab
+# itself).
 option_sets () {
   cat <<'EOF'
-plain          empty  ALL dst
+plain          empty  src1 @src2 f1 @f2 l1 @l2 dst
 plain-new      new    f1 dst
 r              empty  -r ALL dst
-r-new          new    -r src1 dst
+abs-r-new      new    -r @src1 dst
 a              empty  -a ALL dst
 a-new          new    -a src1 dst
 a-no-links     empty  -a --no-preserve=links SOME dst
@@ -46,7 +51,8 @@ rp             empty  -rp ALL dst
 rL             empty  -rL ALL dst
 rH             empty  -rH ALL dst
 d              empty  -d SOME dst
-parents        empty  -R --parents src1/d src2 f1 l2 dst
+parents        empty  -R --parents src1/d @src2 f1 @l2 dst
+abs-parents-a  abs    -a --parents @src1/d @src2 @f1 @l2 dst
 rl             empty  -rl ALL dst
 rl-pre         pre    -rl ALL dst
 rs             empty  -rs @src1 @src2 @f1 @l1 @l2 dst
@@ -67,7 +73,7 @@ rv             pre    -rv ALL dst
 rf             pre    -rf SOME dst
 remove-dest    pre    -r --remove-destination ALL dst
 rT             pre    -rT src1 dst/src1
-t              empty  -r -t dst SOME
+abs-t          empty  -r -t dst @src1 src2 @f1 l1 @l2
 preserve-all   empty  -r --preserve=all SOME dst
 EOF
 }
