@@ -176,7 +176,7 @@ fi
 how_to_replay () {
   _rs=$1 _rn=$2
   shift 2
-  echo "  cd TREE && cp $*"
+  echo "  cd $run_dir && cp $*"
   echo "  (TREE: treegen -f $foreign $_rs TREE; scenario ${_rn%%/*} above)"
   echo "  again: DIFF_SEED=$_rs DIFF_SHAPE_TREES=1 DIFF_SETS=${_rn#*/} DIFF_WHERE=${_rn%%/*}"
 }

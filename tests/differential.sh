@@ -81,7 +81,7 @@ EOF
 how_to_replay () {
   _rs=$1 _rn=$2
   shift 2
-  echo "  cd TREE && cp $*   (TREE: treegen $_rs TREE)"
+  echo "  cd $run_dir && cp $*   (TREE: treegen $_rs TREE)"
   echo "  again: DIFF_SEED=$_rs DIFF_TREES=1 DIFF_SETS=$_rn"
 }
 

@@ -257,7 +257,8 @@ above_tree () {
 }
 
 # difference SEED NAME ARGS...: report one.  The tester defines
-# how_to_replay SEED NAME ARGS..., which prints how to run it again.
+# how_to_replay SEED NAME ARGS..., which prints how to run it again
+# (from $run_dir: TREE, or / for SETUP abs).
 difference () {
   _seed=$1 _name=$2
   shift 2
@@ -280,8 +281,8 @@ compare_sets () {
   _seed=$1 _sets=$2 _scen=$3
   while read -r _name _setup _args; do
     # From / (SETUP abs), "dst" in the tree's top is named from the root.
-    dst=dst
-    [ "$_setup" = abs ] && dst=$tree/dst
+    dst=dst run_dir=TREE
+    [ "$_setup" = abs ] && dst=$tree/dst run_dir=/
     [ -n "$dstdir" ] && dst=$dstdir/dst
     # The option set's words, split on white space on purpose.
     set -f; set -- $_args; set +f
