@@ -61,8 +61,9 @@ BEGIN {
   split("linkat renameat renameat2 renameatu same_nameat", two)
   for (i in two) pairs[two[i]] = "1,2;3,4"
   # cp8M'"'"'s own wrappers.
-  pairs["copy_top"] = "3,4"
   pairs["parents_make"] = "2,4"
+  pairs["node_open_seen"] = "2,3"
+  pairs["node_init"] = "2,3"
   pairs["sync_dir_at"] = "1,2"
   pairs["sync_dirs_add"] = "2,3"
   pairs["sync_dirs_add_parent"] = "2,3"
@@ -70,7 +71,6 @@ BEGIN {
   pairs["arm_removal"] = "1,2"
   pairs["dest_guard_backup"] = "1,2;1,3"
   pairs["warm"] = "2,3"
-  pairs["mode_for_acl"] = "2,3"
   bad = 0
 }
 
