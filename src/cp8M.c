@@ -149,6 +149,8 @@ copy_top (struct copy_ctx *c, char const *src, struct loc const *d,
   struct walk w = { .top_src = src, .top_dst = d->name,
                     .top_dirfd = d->dirfd,
                     .top_prefix = strlen (d->name) - strlen (d->rel) };
+  /* SRC as the user named it: absolute, or relative to the working
+     directory (AT_FDCWD).  */
   struct loc s = { AT_FDCWD, src, src, false };
   bool ok = copy_node (c, &s, d, NULL, &w, true);
   if (w.top_changed && c->sync_dirs)
@@ -180,12 +182,16 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
       char const *under = rel + strspn (rel, "/");
       struct parents made;
       bool dst_absent;
+      /* REL keeps its '/' (the sources' names); UNDER and the last
+         component are relative to the target directory.  */
       ok = parents_make (o, t->dirfd, dst, rel, &made, &dst_absent);
       if (ok)
         {
-          /* Into the parent made or met, through its descriptor.  */
+          /* Into the parent made or met, through its descriptor.  UNDER
+             is relative to the target directory.  */
           struct loc lasting = { t->dirfd, under, dst, dst_absent };
           struct loc d = lasting;
+          /* The last component, relative to that parent.  */
           if (made.fd >= 0)
             d = (struct loc) { made.fd, last_component (under), dst,
                                dst_absent };
@@ -193,7 +199,7 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
           ok &= parents_finish (o, t->dirfd, &made);
         }
       if (c->sync_dirs)
-        parents_sync (&made, t->dirfd, t->dir, c->sync_dirs);
+        parents_sync (&made, t->dirfd, c->sync_dirs);
       parents_free (&made);
       free (dst);
       free (plain);
@@ -206,6 +212,7 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
   if (strcmp (base, "..") == 0)
     strcpy (base, ".");
   char *dst = file_name_concat (t->dir, base, NULL);
+  /* BASE: a last component, relative to the target directory.  */
   struct loc d = { t->dirfd, base, dst, false };
   ok = copy_top (c, arg, &d, &d);
   free (dst);
@@ -222,6 +229,8 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
   if (o->force && o->backup_type != no_backups && strcmp (src, dest) == 0
       && stat (dest, &st) == 0 && S_ISREG (st.st_mode))
     {
+      /* DEST as the user gave it: absolute, or relative to the working
+         directory (AT_FDCWD).  */
       char *b = find_backup_file_name (AT_FDCWD, dest, o->backup_type);
       o->backup_type = no_backups;
       return b;
@@ -307,6 +316,8 @@ main (int argc, char **argv)
         for (int j = i + 1; j < t.n_sources && !o.parents
                             && c.n_next < c.ahead_files; j++)
           {
+            /* Operands as given (absolute ones too, hence AT_FDCWD); their
+               last components relative to the target directory.  */
             c.next_files[c.n_next] = (struct loc) {
               AT_FDCWD, t.sources[j], t.sources[j], false };
             c.next_dests[c.n_next++] = (struct loc) {
@@ -321,6 +332,8 @@ main (int argc, char **argv)
          directory, as in GNU cp.  */
       char *src = t.sources[0];
       char *dest = backup_of_itself (&o, src, t.dest);
+      /* DEST as the user gave it: absolute, or relative to the working
+         directory (AT_FDCWD).  */
       struct loc d = { AT_FDCWD, dest, dest, false };
       ok = copy_top (&c, src, &d, &d);
       free (dest);

@@ -124,6 +124,14 @@ for args in "--parents a/b/c dd" "--parents -v a/b/c dd" \
   # shellcheck disable=SC2086
   check same_as_gnu $args
 done
+# The operand's parent there already: GNU cp gives none of the
+# directories on the way attributes; one of them there: with -p, all.
+for setup in "mkdir -p dd/a/b && chmod 700 dd/a/b" "mkdir -p dd/a && chmod 700 dd/a"; do
+  for args in "--parents -p a/b/c dd" "--parents -a a/b/c f dd" "--parents a/b/c dd"; do
+    # shellcheck disable=SC2086
+    RUN_SETUP=$setup check same_as_gnu $args
+  done
+done
 # Run twice: the directories exist the second time.
 check eval 'same_as_gnu --parents -v a/b/c dd && cd gnu && "$GNU_CP" --parents -v a/b/c dd >/dev/null'
 mkdir par par/dd par/a par/a/b
@@ -154,6 +162,11 @@ for args in "--parents -v $work/abs/x/y/z dd" "--parents -rv $work/abs/x dd" \
   # shellcheck disable=SC2086
   RUN_SETUP="mkdir -p dd$work/abs/x/y" check same_as_gnu $args
 done
+# A directory given twice with --backup: a warning, as GNU's, also when
+# the two names differ only by slashes (the second's copy was looked up
+# with an absolute name under the target's descriptor).
+check same_as_gnu -R --backup=numbered t t dd
+check same_as_gnu -R --parents --backup=numbered "//$work/abs/x" "$work/abs/x" dd
 # With -p or -a, GNU 9.1 fails to give the directories their sources'
 # modes ("No such file or directory"), which 9.11 fixed (its NEWS):
 # the copy and its modes are checked, not GNU 9.1's words.

@@ -240,9 +240,11 @@ source_is_backup_of (char const *srcbase, struct stat const *sst,
       || memcmp (srcbase, dstbase, dstlen) != 0
       || strcmp (srcbase + dstlen, simple_backup_suffix) != 0)
     return false;
+  /* Relative to DST->dirfd, as DST->rel is.  */
   char *backup = xmalloc (strlen (dst->rel) + suffixlen + 1);
   strcpy (stpcpy (backup, dst->rel), simple_backup_suffix);
   struct stat st;
+  /* BACKUP: relative to DST->dirfd, as DST->rel is.  */
   int r = fstatat (dst->dirfd, backup, &st, 0);
   free (backup);
   return r == 0 && SAME_INODE (*sst, st);
@@ -348,6 +350,7 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
       dest_hold_signals ();
       char *b = make_backup (dst, o->backup_type);
       int err = errno;
+      /* B is relative to DST->dirfd, as DST->rel is (make_backup).  */
       if (b)
         dest_guard_backup (dst->dirfd, b, dst->rel);
       dest_release_signals ();
@@ -426,11 +429,20 @@ static bool
 copy_of_itself (struct loc const *src, char const *earlier,
                 struct walk const *w)
 {
+  /* Past the target's prefix, EARLIER is relative to the target
+     directory once the slashes after the prefix are skipped (a name
+     given as "//t" keeps one); SRC->name is the source's whole name,
+     absolute when its operand is, hence AT_FDCWD.  */
   if (w->top_dirfd != AT_FDCWD
-      && strncmp (earlier, w->top_dst, w->top_prefix) == 0
-      && earlier[w->top_prefix])
-    return same_nameat (AT_FDCWD, src->name, w->top_dirfd,
-                        earlier + w->top_prefix);
+      && strncmp (earlier, w->top_dst, w->top_prefix) == 0)
+    {
+      char const *rel = earlier + w->top_prefix;
+      rel += strspn (rel, "/");
+      if (*rel)
+        /* REL is relative to the target directory; SRC->name absolute when
+           its operand is (AT_FDCWD).  */
+        return same_nameat (AT_FDCWD, src->name, w->top_dirfd, rel);
+    }
   return same_name (src->name, earlier);
 }
 
@@ -593,6 +605,16 @@ copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
              quote_file_n (0, w->top_src), quote_file_n (1, w->top_dst));
       w->into_self = true;
       ok = false;
+    }
+  else if (earlier && S_ISDIR (smode) && same_name (dst->name, earlier))
+    {
+      /* The same directory given twice (with --backup, which the check
+         of operands leaves alone): a notice, as GNU's, and nothing
+         more to do.  */
+      diag_next_is_notice ();
+      error (0, 0, "warning: source directory %s specified more than once",
+             quote_file (w->top_src));
+      ok = true;
     }
   else if (earlier && S_ISDIR (smode) && !follow)
     {

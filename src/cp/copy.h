@@ -35,7 +35,11 @@ struct progress;
 struct loc
 {
   int dirfd;          /* directory REL is looked up in, or AT_FDCWD */
-  char const *rel;
+  char const *rel;    /* relative to DIRFD; absolute only with AT_FDCWD,
+                         when it is the user's own name (an operand, or
+                         the DEST of SOURCE DEST) or a whole name made
+                         from one: never an absolute name with a
+                         directory's descriptor (cp8M.c, copy_into) */
   char const *name;   /* the whole name, relative to the working directory */
   bool absent;        /* a destination known not to exist (its directory
                          was just made by this run): not looked at first */

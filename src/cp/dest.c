@@ -97,9 +97,13 @@ on_fatal_signal (int sig, siginfo_t *info, void *context)
   if (sig == SIGXFSZ && info && info->si_code == SI_USER
       && info->si_pid == getpid ())
     return;
+  /* The names are relative to their descriptors as the struct loc
+     names they were made from are (absolute only with AT_FDCWD).  */
   if (pending.remove)
     unlinkat (pending.remove_dirfd, pending.remove_rel, 0);
   if (pending.restore)
+    /* BACKUP and BACKUP_OF: relative to BACKUP_DIRFD, as the struct loc
+       names they come from.  */
     renameat (pending.backup_dirfd, pending.backup, pending.backup_dirfd,
               pending.backup_of);
   /* Once: another fatal signal may be pending behind this one.  */
@@ -197,6 +201,7 @@ dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
                   char const *backup)
 {
   dest_hold_signals ();
+  /* BACKUP is relative to DST->dirfd, as DST->rel is (make_backup).  */
   int r = renameat (dst->dirfd, backup, dst->dirfd, dst->rel);
   int err = errno;
   dest_unguard_backup ();
@@ -234,8 +239,10 @@ tmpfile_refused (int err)
          || err == EINVAL;
 }
 
-/* Create a hidden, unused name beside LOC with O_EXCL, armed for removal.
-   Return the descriptor, or -1 with errno.  */
+/* Create a hidden, unused name beside LOC with O_EXCL, armed for removal
+   (D->temp: LOC->rel's directory part and a hidden last part, relative
+   to LOC->dirfd as LOC->rel is).  Return the descriptor, or -1 with
+   errno.  */
 static int
 create_tempname (struct dest *d, mode_t mode)
 {
@@ -307,6 +314,7 @@ dangling_symlink (struct loc const *loc)
 int
 dest_tmpfile (struct loc const *loc, mode_t mode)
 {
+  /* LOC->rel's directory part, relative as LOC->rel is.  */
   char *dir = dir_part (loc->rel);
   int fd = openat (loc->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
   int err = errno;
@@ -431,7 +439,7 @@ link_tmpfile (struct loc const *loc, int fd)
   if (linkat (fd, "", loc->dirfd, loc->rel, AT_EMPTY_PATH) == 0)
     return 0;
   /* Without CAP_DAC_READ_SEARCH (before Linux 6.10), only the magic link
-     in /proc names an unlinked file.  */
+     in /proc names an unlinked file: an absolute name, on purpose.  */
   char path[32];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
   return linkat (AT_FDCWD, path, loc->dirfd, loc->rel, AT_SYMLINK_FOLLOW);
@@ -483,6 +491,7 @@ dest_commit (struct dest *d)
 
   dest_hold_signals ();
   bool ok = !close_err;
+  /* D->temp is relative to LOC->dirfd, as LOC->rel is.  */
   if (d->kind == DEST_TEMPNAME)
     {
       if (ok && renameatu (loc->dirfd, d->temp, loc->dirfd, loc->rel,
@@ -492,6 +501,7 @@ dest_commit (struct dest *d)
           ok = false;
         }
       if (!ok)
+        /* D->temp: relative to LOC->dirfd, as LOC->rel is.  */
         unlinkat (loc->dirfd, d->temp, 0);
       free (d->temp);
       d->temp = NULL;
@@ -512,6 +522,7 @@ dest_abort (struct dest *d)
   /* Remove and disarm as one step: a signal in between would remove the
      name a second time, perhaps someone else's new file.  */
   dest_hold_signals ();
+  /* D->temp is relative to the directory, as D->loc->rel is.  */
   if (d->kind == DEST_TEMPNAME)
     unlinkat (d->loc->dirfd, d->temp, 0);
   else if (d->kind == DEST_AT_NAME)

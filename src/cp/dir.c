@@ -151,12 +151,15 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       char const *name = names[i].name;
       char *src_name = file_name_concat (src->name, name, NULL);
       char *dst_name = file_name_concat (dst->name, name, NULL);
+      /* Entry names: relative to the level's descriptors.  */
       struct loc s = { self->src_fd, name, src_name, false };
       struct loc d = { self->dst_fd, name, dst_name, dst_new };
       if (self->by_name)
         {
-          /* No descriptor held (dirfds.c): the destination is named
-             from the operand's target directory, as its own is.  */
+          /* No descriptor held (dirfds.c): whole names, the source's
+             absolute when its operand is (hence AT_FDCWD), and the
+             destination's relative to the operand's target directory,
+             as its own is.  */
           s = (struct loc) { AT_FDCWD, src_name, src_name, false };
           d = (struct loc) { w->top_dirfd, dst_name + w->top_prefix,
                              dst_name, dst_new };
@@ -168,6 +171,7 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
       for (size_t j = i + 1; j < n && c->n_next < c->ahead_files
                              && names[j].type == DT_REG; j++)
         {
+          /* Entry names: relative to the level's descriptors.  */
           c->next_files[c->n_next] = (struct loc) {
             self->src_fd, names[j].name, names[j].name, false };
           c->next_dests[c->n_next++] = (struct loc) {
@@ -315,8 +319,8 @@ finish_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
             struct meta_plan const *plan)
 {
   /* The names are for messages, and for the last resort without /proc:
-     the whole name, as the parents' descriptors may be closed by now
-     (dirfds.c).  */
+     the whole names (absolute when the user's are: hence AT_FDCWD), as
+     the parents' descriptors may be closed by now (dirfds.c).  */
   struct loc src_name = { AT_FDCWD, src->name, src->name, false };
   struct loc dst_name = { AT_FDCWD, dst->name, dst->name, false };
   struct node sn, dn;

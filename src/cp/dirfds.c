@@ -271,6 +271,7 @@ reopen_by_name (struct ancestor const *lv, bool dst)
     base = reopen_by_name (p, dst);
   if (base < 0)
     return -1;
+  /* LOC->rel: an entry name, relative to its parent's BASE.  */
   int fd = open_checked (base, loc->rel, lv, dst);
   if (own_base)
     {

@@ -87,6 +87,7 @@ bool
 node_open_seen (struct node *n, int dirfd, char const *rel,
                 char const *name, struct stat const *seen, bool follow)
 {
+  /* REL: relative to DIRFD, absolute only with AT_FDCWD (struct loc).  */
   node_init (n, dirfd, rel, name, seen->st_mode & S_IFMT);
   int fd = openat (dirfd, rel,
                    O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
@@ -222,6 +223,7 @@ node_utimens (struct node const *n, struct timespec const ts[2])
   if (errno != EINVAL)
     return -1;
   char buf[NODE_PROC_NAME];
+  /* The absolute /proc name, on purpose.  */
   if (utimensat (AT_FDCWD, proc_name (n, buf), ts, 0) == 0)
     return 0;
   if (!no_proc (errno) || !name_holds_node (n))

@@ -40,7 +40,7 @@ struct parent_dir
 };
 
 /* Create the missing directory P (the last component of P->rel, named
-   COMP) for P->src in the directory AT.  Return a descriptor of it
+   COMP, relative to AT) for P->src in the directory AT.  Return a descriptor of it
    (O_PATH, checked to be the directory made: node.h), or -1 after
    reporting a failure.  */
 static int
@@ -52,6 +52,7 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
                                : o->preserve_mode ? S_IWGRP | S_IWOTH : 0);
   mode_t mode = (o->explicit_no_preserve_mode ? S_IRWXU | S_IRWXG | S_IRWXO
                  : src_mode) & 07777 & ~omitted;
+  /* COMP: one component of the operand, relative to AT.  */
   if (mkdirat (at, comp, mode) != 0)
     {
       error (0, errno, "cannot make directory %s", quote_file (p->dst));
@@ -91,7 +92,7 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
   return pin.fd;
 }
 
-/* The existing directory COMP of AT for P (its status, following a
+/* The existing directory COMP (relative to AT) of AT for P (its status, following a
    symbolic link as GNU cp does, in P->dst_st): a descriptor of it
    (O_PATH, checked to be what was seen), or -1 after reporting.  */
 static int
@@ -113,6 +114,38 @@ open_existing (int at, char const *comp, struct parent_dir *p)
   return n.fd;
 }
 
+/* Is the directory part of RELPATH (under DIRFD) there already,
+   following symbolic links?  Then, as in GNU cp, none of the directories
+   on the way is made or given attributes; *FD gets a descriptor of that
+   directory (O_PATH), or -1 when it cannot be opened (not a directory:
+   the copy then goes by name, and fails as GNU's does).  */
+static bool
+all_there (int dirfd, char *relpath, int *fd)
+{
+  char *last = strrchr (relpath, '/');
+  if (!last)
+    return false;
+  /* One component of the operand, relative to DIRFD.  */
+  *last = '\0';
+  struct stat st;
+  bool there = fstatat (dirfd, relpath, &st, 0) == 0;
+  if (there)
+    /* The operand's directories, relative to DIRFD (its leading '/'
+       skipped).  */
+    *fd = openat (dirfd, relpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  *last = '/';
+  return there;
+}
+
+static void
+free_one (struct parent_dir *p)
+{
+  free (p->src);
+  free (p->dst);
+  free (p->rel);
+  free (p);
+}
+
 bool
 parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
               struct parents *made, bool *dst_absent)
@@ -126,36 +159,46 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
   char *relpath = rel;
   while (*relpath == '/')
     relpath++;
+  if (all_there (dirfd, relpath, &made->fd))
+    return true;
   /* Each directory is made or met in the one before, through its
      descriptor: a name swapped for a symbolic link meanwhile cannot send
-     the rest of the chain, nor the operand's copy, elsewhere.  */
+     the rest of the chain, nor the operand's copy, elsewhere.  Those
+     made are given their sources' attributes at the end, and, with -p,
+     those met too.  */
+  bool keep_met = o->preserve_ownership || o->preserve_mode
+                  || o->preserve_timestamps;
   int at = dirfd;
-  char *comp = relpath;
+  char *comp = relpath;   /* one component, relative to AT */
   char *slash = relpath;
   while ((slash = strchr (slash, '/')))
     {
       *slash = '\0';
       struct parent_dir *p = xzalloc (sizeof *p);
-      p->next = made->list;
-      made->list = p;
       p->src = xstrdup (src);
       p->dst = xstrdup (dst);
       p->rel = xstrdup (relpath);
-      int err = stat (p->src, &p->st) != 0 ? errno
+      /* COMP: one component, relative to AT.  */
+      bool missing = fstatat (at, comp, &p->dst_st, 0) != 0;
+      bool kept = missing || keep_met;
+      int err = !kept ? 0
+                : stat (p->src, &p->st) != 0 ? errno
                 : S_ISDIR (p->st.st_mode) ? 0 : ENOTDIR;
       int next = -1;
       if (err)
         error (0, err, "failed to get attributes of %s", quote_file (p->src));
-      else if (fstatat (at, comp, &p->dst_st, 0) != 0)
+      else if (missing)
+        next = make_one (o, at, comp, p);
+      else
+        next = open_existing (at, comp, p);
+      *dst_absent = missing;
+      if (kept)
         {
-          next = make_one (o, at, comp, p);
-          *dst_absent = true;
+          p->next = made->list;
+          made->list = p;
         }
       else
-        {
-          next = open_existing (at, comp, p);
-          *dst_absent = false;
-        }
+        free_one (p);
       *slash = '/';
       while (*slash == '/')
         slash++;
@@ -189,6 +232,7 @@ finish_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p,
     {
       /* As GNU cp: of a symbolic link met on the way, the link itself.  */
       struct node ln;
+      /* P->rel: relative to DIRFD (the operand's leading '/' skipped).  */
       if (p->via_link && !node_open_seen (&ln, dirfd, p->rel, p->dst,
                                           &p->link_st, false))
         {
@@ -212,6 +256,8 @@ finish_one (struct cp8m_options const *o, int dirfd, struct parent_dir *p,
     }
   if (o->preserve_mode)
     {
+      /* The source directory as the operand names it: absolute when the
+         operand is.  */
       struct loc at = { AT_FDCWD, p->src, p->src, false };
       struct node sn;
       node_of_fd (&sn, &at, -1, S_IFDIR, false);
@@ -241,6 +287,7 @@ parents_finish (struct cp8m_options const *o, int dirfd,
          directory swapped meanwhile for a symbolic link (or anything
          else) is not what gets the attributes.  */
       struct node dn;
+      /* P->rel: relative to DIRFD (the operand's leading '/' skipped).  */
       if (!node_open_seen (&dn, dirfd, p->rel, p->dst, &p->dst_st, true))
         {
           error (0, errno, "cannot access %s", quote_file (p->dst));
@@ -255,18 +302,15 @@ parents_finish (struct cp8m_options const *o, int dirfd,
 }
 
 void
-parents_sync (struct parents const *made, int dirfd, char const *target,
-              struct sync_dirs *l)
+parents_sync (struct parents const *made, int dirfd, struct sync_dirs *l)
 {
-  /* The list goes deepest first: each one's parent is the next.  */
+  /* P->rel is relative to DIRFD (the operand's leading '/' skipped).  */
   for (struct parent_dir const *p = made->list; p; p = p->next)
     if (p->created)
       {
+        /* P->rel: relative to DIRFD (the operand's leading '/' skipped).  */
         sync_dirs_add (l, dirfd, p->rel, p->dst);
-        if (p->next)
-          sync_dirs_add (l, dirfd, p->next->rel, p->next->dst);
-        else
-          sync_dirs_add (l, dirfd, ".", target);
+        sync_dirs_add_parent (l, dirfd, p->rel, p->dst);
       }
 }
 
@@ -280,10 +324,7 @@ parents_free (struct parents *made)
   while (p)
     {
       struct parent_dir *next = p->next;
-      free (p->src);
-      free (p->dst);
-      free (p->rel);
-      free (p);
+      free_one (p);
       p = next;
     }
   made->list = NULL;

@@ -37,10 +37,10 @@ bool parents_finish (struct cp8m_options const *o, int dirfd,
                      struct parents const *made);
 
 /* --sync: add to L the directories that making the missing ones
-   changed: each one made, and the one it was made in (TARGET, the
-   target directory's name, open as DIRFD, for the first).  */
+   changed: each one made, and the one it was made in (DIRFD being the
+   target directory's descriptor).  */
 struct sync_dirs;
-void parents_sync (struct parents const *made, int dirfd, char const *target,
+void parents_sync (struct parents const *made, int dirfd,
                    struct sync_dirs *l);
 
 void parents_free (struct parents *made);

@@ -126,6 +126,7 @@ static enum looked
 warm (struct prefetch const *p, int dirfd, char const *name)
 {
   enum looked r = SKIPPED;
+  /* NAME: a directory entry, relative to DIRFD.  */
   int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return SKIPPED;
@@ -204,6 +205,7 @@ prefetch_main (void *arg)
       p->count--;
       int dirfd = p->busy_fd = p->dirfd;
       pthread_mutex_unlock (&p->lock);
+      /* J.name: a directory entry, relative to DIRFD.  */
       enum looked r = warm (p, dirfd, j.name);
       free (j.name);
       pthread_mutex_lock (&p->lock);

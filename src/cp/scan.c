@@ -128,6 +128,7 @@ scan_dir (struct scan *s, char const *dir, dev_t dev, struct pending *p)
       if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
         continue;
       struct stat st;
+      /* NAME: a directory entry, relative to the directory read.  */
       if (fstatat (dirfd (d), name, &st, flags) != 0)
         continue;
       if (S_ISREG (st.st_mode))

@@ -34,15 +34,19 @@ struct link_req
 static int
 make_link (struct link_req const *l, int dirfd, char const *name)
 {
+  /* NAME: relative to DIRFD as the struct loc names are; FROM_REL too,
+     or an earlier copy's whole name with AT_FDCWD (link_to_earlier:
+     absolute when the user named it so).  */
   return l->from_rel
          ? linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags)
          : symlinkat (l->target, dirfd, name);
 }
 
 /* Make DST the link L.  With REPLACE, an existing DST is replaced through
-   a temporary name and rename, so that DST never disappears (and, as
-   with GNU cp, a directory in the way says "Is a directory").  Return 0,
-   or -1 with errno; set *REPLACED when an existing DST was replaced.  */
+   a temporary name beside it (relative to DST->dirfd, as DST->rel is)
+   and rename, so that DST never disappears (and, as with GNU cp, a
+   directory in the way says "Is a directory").  Return 0, or -1 with
+   errno; set *REPLACED when an existing DST was replaced.  */
 static int
 force_link (struct link_req const *l, struct loc const *dst, bool replace,
             bool *replaced)

@@ -47,6 +47,8 @@ sync_dir_at (int dirfd, char const *rel, char const *name)
 {
   /* fsync needs a descriptor open for reading (or writing, which a
      directory cannot be); an O_PATH one fails with EBADF.  */
+  /* REL: relative to DIRFD, as the struct loc names it comes from (absolute
+     only with AT_FDCWD).  */
   int fd = openat (dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     {
@@ -104,6 +106,8 @@ sync_dirs_add (struct sync_dirs *l, int dirfd, char const *rel,
      failed, and said so).  One that cannot be looked at for another
      reason is kept, for the flush to report.  */
   struct stat st;
+  /* REL: relative to DIRFD, as the struct loc names it comes from (absolute
+     only with AT_FDCWD).  */
   if (fstatat (dirfd, rel, &st, 0) == 0
       ? seen_remember (l->known, st.st_dev, st.st_ino, name) != NULL
       : errno == ENOENT || errno == ENOTDIR)
@@ -120,6 +124,7 @@ sync_dirs_add_parent (struct sync_dirs *l, int dirfd, char const *rel,
 {
   char *rel_dir = dir_name (rel);
   char *name_dir = dir_name (name);
+  /* REL's directory part: relative as REL is.  */
   sync_dirs_add (l, dirfd, rel_dir, name_dir);
   free (rel_dir);
   free (name_dir);
