@@ -14,7 +14,9 @@
 # (d) a source that grows on its first read (the same shim):
 #     exit 0, the notice "'s' changed while being copied; the copy
 #     matches what was read", the grown contents;
-# (e) --debug says how each file was checked ("verify: ...").
+# (e) --debug says how each file was checked ("verify: ...");
+# (g) a mismatch on the copy of a stream (a FIFO fed by a writer, a pipe)
+#     keeps what was read, whole.
 # The shim needs a dynamically linked cp8M: under make static-check the
 # parts (b) to (d) are skipped (noted in the log).
 . "${abs_top_srcdir:-.}/tests/init.sh"
@@ -114,13 +116,26 @@ for case in '--direct=always a' '--direct=never a' '--buffer-size=64K big'; do
     fail "$opt $f: existing destination not shorter than the source"
 done
 if [ $xxh = yes ]; then
-  # A stream source is checked against its hashes (its copy is kept, as
-  # any stream's copy that fails).
+  # (g) A stream source is checked against its hashes; its copy keeps
+  # what was read, whole (as any stream's copy that fails), with the
+  # flipped byte that made the check fail.
   fresh d
   cat a | env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" \
     cp8M --verify /dev/stdin d/p 2>"$work/err"
   [ $? -eq 1 ] && grep -qx "cp8M: verification failed for 'd/p'" "$work/err" ||
     fail "stream source, flipped: $(cat "$work/err")"
+  [ "$(size d/p)" = "$(size a)" ] ||
+    fail "pipe source, flipped: $(size d/p) bytes kept of $(size a)"
+  rm -f fifo && mkfifo fifo || exit 99
+  cat a >fifo &
+  writer=$!
+  expect 1 "cp8M: verification failed for 'd/f'" \
+    env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" cp8M --verify fifo d/f
+  wait $writer
+  [ "$(size d/f)" = "$(size a)" ] ||
+    fail "FIFO source, flipped: $(size d/f) bytes kept of $(size a)"
+  cmp -s -i 1 a d/f ||
+    fail "FIFO source, flipped: the copy is not what was read"
 fi
 # Without --verify the shim really corrupts the copy, and nothing sees it.
 fresh d

@@ -60,8 +60,11 @@ verify_copy (struct copy_ctx *c, struct verify_source const *src,
     {
       error (0, 0, "verification failed for %s", quote_file (d->loc->name));
       /* Below the first bad piece the copy is good; from there on it is
-         not to be trusted, and must not look complete.  */
-      if (dest_visible (d) && ftruncate (d->fd, vr->mismatch_at) != 0)
+         not to be trusted, and must not look complete.  A stream's copy
+         is not cut: it holds what was read, which cannot be read again
+         (dest.h).  */
+      if (dest_visible (d) && d->kind != DEST_STREAM
+          && ftruncate (d->fd, vr->mismatch_at) != 0)
         error (0, errno, "failed to truncate %s", quote_file (d->loc->name));
       return false;
     }

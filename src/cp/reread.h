@@ -26,7 +26,8 @@ struct verify_source
    --debug.  On a mismatch say "verification failed for 'DST'" and, when
    D is an existing file overwritten in place, cut it at the first piece
    that differs, so that it stays shorter than the source like any failed
-   copy (a new one is left to dest_abort).  A read error is reported as
+   copy (a new one is left to dest_abort, and a stream's copy keeps what
+   was read, as dest.h says).  A read error is reported as
    "error reading" the file it came from.  A source that changed while it
    was copied is a notice, not an error: "the copy matches what was read"
    when the check used hashes of what was read; when it could only
