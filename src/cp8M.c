@@ -341,6 +341,7 @@ main (int argc, char **argv)
 
   /* --sync: the directories above the walks, last (sync.h).  */
   ok &= sync_dirs_flush (c.sync_dirs);
+  ok &= !c.unverified;
   /* Every copy is closed (and committed or undone) by now: the final
      progress line, then the report.  */
   progress_finish (progress);

@@ -56,9 +56,21 @@
        it back) first inverts the file's first byte through a descriptor
        of its own, as another process writing meanwhile would.  Once per
        process.
+       Where /proc is not used (FAULTSHIM_NOPROC, or a build for another
+       system), the first open for reading only of a regular file whose
+       absolute name starts with PREFIX does the same.
    FAULTSHIM_NODIRECT=PREFIX
        such an open with O_DIRECT fails with EINVAL, as on a file system
        that refuses direct I/O.
+   FAULTSHIM_NOPROC=1
+       every open of a /proc/self/fd/N name fails with ENOENT, as where
+       /proc is not mounted (the shim's own look-ups still see it).
+   FAULTSHIM_NOREREAD=PREFIX
+       every way cp8M has to read a destination back fails with EIO, as a
+       failing device would answer: opens for reading only of a
+       /proc/self/fd/N name whose link starts with PREFIX, or of a
+       regular file whose absolute name does, and copies
+       (F_DUPFD_CLOEXEC) of a descriptor whose link does.
    Give PREFIX as for FAULTSHIM_CLOSE_EIO.
 
    Every other call passes through unchanged.  The shim's own I/O uses
@@ -507,11 +519,12 @@ close (int fd)
 
 /* ---- a destination that vanishes before it is opened ---- */
 
-/* True if DIRFD/PATH names something under FAULTSHIM_VANISH.  */
+/* True if DIRFD/PATH names something under the prefix in the
+   environment variable VAR.  */
 static bool
-vanish_match (int dirfd, char const *path)
+name_matches (int dirfd, char const *path, char const *var)
 {
-  char const *prefix = getenv ("FAULTSHIM_VANISH");
+  char const *prefix = getenv (var);
   if (!prefix || !*prefix)
     return false;
   char base[PATH_MAX], full[2 * PATH_MAX + 2];
@@ -545,23 +558,14 @@ proc_fd_name (char const *path)
   return strncmp (path, "/proc/self/fd/", 14) == 0;
 }
 
-/* Before an open of PATH with FLAGS: FAULTSHIM_CHANGE's change.  Return
-   false when FAULTSHIM_NODIRECT refuses the open (errno EINVAL).  */
-static bool
-before_reread (char const *path, int flags)
+/* Invert the first byte of the file DIRFD/PATH, once per process.  */
+static void
+flip_first_byte (int dirfd, char const *path)
 {
-  if ((flags & O_ACCMODE) != O_RDONLY || !proc_fd_name (path))
-    return true;
-  if ((flags & O_DIRECT) && link_matches (path, "FAULTSHIM_NODIRECT"))
-    {
-      errno = EINVAL;
-      return false;
-    }
   if (__atomic_load_n (&changed, __ATOMIC_SEQ_CST)
-      || !link_matches (path, "FAULTSHIM_CHANGE")
       || __atomic_exchange_n (&changed, 1, __ATOMIC_SEQ_CST))
-    return true;
-  int fd = syscall (SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+    return;
+  int fd = syscall (SYS_openat, dirfd, path, O_RDWR | O_CLOEXEC);
   unsigned char c;
   if (fd >= 0 && syscall (SYS_pread64, fd, &c, 1, (off_t) 0) == 1)
     {
@@ -570,15 +574,89 @@ before_reread (char const *path, int flags)
     }
   if (fd >= 0)
     syscall (SYS_close, fd);
+}
+
+/* Before an open of PATH with FLAGS: FAULTSHIM_NOPROC's refusal (errno
+   ENOENT) and FAULTSHIM_CHANGE's change.  Return false when
+   FAULTSHIM_NOPROC or FAULTSHIM_NODIRECT refuses the open (errno
+   EINVAL).  */
+static bool
+before_reread (char const *path, int flags)
+{
+  if (proc_fd_name (path) && getenv ("FAULTSHIM_NOPROC"))
+    {
+      errno = ENOENT;
+      return false;
+    }
+  if ((flags & O_ACCMODE) != O_RDONLY || !proc_fd_name (path))
+    return true;
+  if (link_matches (path, "FAULTSHIM_NOREREAD"))
+    {
+      errno = EIO;
+      return false;
+    }
+  if ((flags & O_DIRECT) && link_matches (path, "FAULTSHIM_NODIRECT"))
+    {
+      errno = EINVAL;
+      return false;
+    }
+  if (link_matches (path, "FAULTSHIM_CHANGE"))
+    flip_first_byte (AT_FDCWD, path);
   return true;
 }
+
+/* Before an open of DIRFD/PATH with FLAGS: FAULTSHIM_NOREREAD's
+   refusal and FAULTSHIM_CHANGE's change when it reads a regular file by
+   its name (how cp8M opens a destination again where it cannot through
+   /proc).  Return false when the open is refused (errno set).  */
+static bool
+before_reread_by_name (int dirfd, char const *path, int flags)
+{
+  struct stat st;
+  if ((!getenv ("FAULTSHIM_NOREREAD") && !getenv ("FAULTSHIM_CHANGE"))
+      || (flags & O_ACCMODE) != O_RDONLY || (flags & (O_PATH | O_DIRECTORY))
+      || proc_fd_name (path) || fstatat (dirfd, path, &st, 0) != 0
+      || !S_ISREG (st.st_mode))
+    return true;
+  if (name_matches (dirfd, path, "FAULTSHIM_NOREREAD"))
+    {
+      errno = EIO;
+      return false;
+    }
+  if (name_matches (dirfd, path, "FAULTSHIM_CHANGE"))
+    flip_first_byte (dirfd, path);
+  return true;
+}
+
+/* fcntl: FAULTSHIM_NOREREAD's refusal of F_DUPFD_CLOEXEC.  */
+#define WRAP_FCNTL(name)                                                \
+  int                                                                   \
+  name (int fd, int cmd, ...)                                           \
+  {                                                                     \
+    REAL (name);                                                        \
+    va_list ap;                                                         \
+    va_start (ap, cmd);                                                 \
+    void *arg = va_arg (ap, void *);                                    \
+    va_end (ap);                                                        \
+    if (cmd == F_DUPFD_CLOEXEC && fd_matches (fd, "FAULTSHIM_NOREREAD")) \
+      {                                                                 \
+        errno = EIO;                                                    \
+        return -1;                                                      \
+      }                                                                 \
+    return real_##name (fd, cmd, arg);                                  \
+  }
+
+WRAP_FCNTL (fcntl)
+#ifdef __GLIBC__
+WRAP_FCNTL (fcntl64)
+#endif
 
 static void
 maybe_vanish (int dirfd, char const *path, int flags)
 {
   struct stat st;
   if (!(flags & O_CREAT) && (flags & O_ACCMODE) != O_RDONLY
-      && vanish_match (dirfd, path)
+      && name_matches (dirfd, path, "FAULTSHIM_VANISH")
       && fstatat (dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
       && S_ISREG (st.st_mode))
     syscall (SYS_unlinkat, dirfd, path, 0);
@@ -614,6 +692,10 @@ maybe_vanish (int dirfd, char const *path, int flags)
     REAL (name);                                                        \
     OPEN_MODE (flags, flags);                                           \
     maybe_vanish (dirfd, path, flags);                                  \
+    if (!before_reread (path, flags))                                   \
+      return -1;                                                        \
+    if (!before_reread_by_name (dirfd, path, flags))                    \
+      return -1;                                                        \
     return real_##name (dirfd, path, flags, mode);                      \
   }
 
@@ -636,6 +718,10 @@ maybe_vanish (int dirfd, char const *path, int flags)
   {                                                                     \
     REAL (name);                                                        \
     maybe_vanish (dirfd, path, flags);                                  \
+    if (!before_reread (path, flags))                                   \
+      return -1;                                                        \
+    if (!before_reread_by_name (dirfd, path, flags))                    \
+      return -1;                                                        \
     return real_##name (dirfd, path, flags);                            \
   }
 

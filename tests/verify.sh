@@ -15,6 +15,11 @@
 #     exit 0, the notice "'s' changed while being copied; the copy
 #     matches what was read", the grown contents;
 # (e) --debug says how each file was checked ("verify: ...");
+# (f) a destination its user cannot read back (nobody: an existing file
+#     of mode 0200, a new one of mode 0204), or that cannot be read back
+#     at all (the shim's FAULTSHIM_NOREREAD): "cannot verify 'DST': ...",
+#     exit 1, the copy kept complete (a new one under its name, a
+#     --backup not put back over it);
 # (g) a mismatch on the copy of a stream (a FIFO fed by a writer, a pipe)
 #     keeps what was read, whole.
 # The shim needs a dynamically linked cp8M: under make static-check the
@@ -51,9 +56,11 @@ for opt in --direct=always --direct=never --direct=auto --sparse=always \
     cmp -s "$f" "$f.copy" || fail "--verify $opt $f: wrong copy"
   done
 done
-cat a | cp8M --verify /dev/stdin a.piped 2>"$work/err" ||
-  fail "stream source: $(cat "$work/err")"
-cmp -s a a.piped || fail "stream source: wrong copy"
+if [ $xxh = yes ]; then
+  cat a | cp8M --verify /dev/stdin a.piped 2>"$work/err" ||
+    fail "stream source: $(cat "$work/err")"
+  cmp -s a a.piped || fail "stream source: wrong copy"
+fi
 mkdir -p tree/sub && cp a big empty sparse tree/ && cp a tree/sub/ || exit 99
 expect 0 '' cp8M -r --verify tree tree.copy
 diff -r tree tree.copy >/dev/null || fail "-r --verify: trees differ"
@@ -69,13 +76,21 @@ expect 0 '' cp8M --debug --verify --direct=always a a.copy
 debug_says "direct" "verify: $how, direct"
 expect 0 '' cp8M --debug --verify a /dev/null
 debug_says "/dev/null" "verify: no (the destination cannot be read back)"
-cat a | cp8M --debug --verify /dev/stdin a.piped >"$work/.out" 2>&1 ||
-  fail "stream source with --debug failed"
+rm -f a.piped
 if [ $xxh = yes ]; then
+  cat a | cp8M --debug --verify /dev/stdin a.piped >"$work/.out" 2>&1 ||
+    fail "stream source with --debug failed"
   debug_says "stream" "verify: xxh3, .*"
 else
+  # Nothing to compare a stream's copy with: the check asked for cannot
+  # be made, which is an error (the copy is kept).
+  cat a | cp8M --debug --verify /dev/stdin a.piped >"$work/.out" \
+    2>"$work/.err"
+  [ $? -eq 1 ] && grep -qx "cp8M: cannot verify 'a.piped': a stream cannot be read again (built without libxxhash)" "$work/.err" ||
+    fail "stream source without hashes: $(cat "$work/.err")"
   debug_says "stream" \
     "verify: no (a stream cannot be read again; built without libxxhash)"
+  cmp -s a a.piped || fail "stream source without hashes: copy not kept"
 fi
 # copy_file_range moves the data (ext4 on this file system): no hashes.
 rm -f a.copy
@@ -88,6 +103,42 @@ fi
 expect 0 '' cp8M --debug a a.copy2
 ! grep -q '^verify' "$work/.out" || fail "--debug without --verify says verify"
 note "(e) --debug says how"
+
+# ---- (f) a destination that cannot be read back ----
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$work" && mkdir nb && chown nobody:nogroup nb &&
+    chmod 644 a || exit 99
+  # An existing file nobody may write but not read: GNU cp copies into
+  # it; the check cannot be made, which says so, and the copy stays.
+  printf old >nb/x && chown nobody:nogroup nb/x && chmod 200 nb/x || exit 99
+  ino=$(inode nb/x)
+  for opt in --direct=always --direct=never; do
+    expect 1 "cp8M: cannot verify 'nb/x': Permission denied" \
+      as_nobody cp8M --verify $opt a nb/x
+    cmp -s a nb/x || fail "unreadable existing destination $opt: not kept"
+    [ "$(inode nb/x)" = "$ino" ] || fail "$opt: not the same inode"
+  done
+  expect 1 "cp8M: cannot verify 'nb/x': Permission denied" \
+    as_nobody cp8M --debug --verify a nb/x
+  debug_says "unreadable" "verify: no (the destination cannot be opened for reading: Permission denied)"
+  # A new copy of a file others may read, whose owner may only write
+  # (mode 0204), made by nobody, who cannot read it back: complete, so
+  # linked under its name with its mode.
+  cp a a204 && chmod 204 a204 || exit 99
+  expect 1 "cp8M: cannot verify 'nb/new': Permission denied" \
+    as_nobody cp8M --verify a204 nb/new
+  cmp -s a nb/new || fail "unreadable new destination: not kept"
+  [ "$(stat -c %a nb/new)" = 204 ] ||
+    fail "unreadable new destination: mode $(stat -c %a nb/new)"
+  # The other operands go on.
+  cp a x && chmod 644 x || exit 99
+  expect 1 "cp8M: cannot verify 'nb/x': Permission denied" \
+    as_nobody cp8M --verify x a nb/
+  cmp -s a nb/x && cmp -s a nb/a || fail "the copies into nb/ differ"
+  note "(f) a copy that cannot be read back is an error, and kept"
+else
+  note "(f) skipped: not root, or no setpriv"
+fi
 
 # ---- the shim ----
 if ! shim_usable; then
@@ -162,6 +213,21 @@ expect 1 "cp8M: verification failed for 'd/a'" \
   env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
     FAULTSHIM_CHANGE="$work/d/" cp8M --verify a d/
 note "(c) a destination changed before the check is caught"
+
+# ---- (f, shim) a new copy that cannot be read back at all ----
+# It is complete, and nothing showed it wrong: it gets its name, and a
+# --backup of the file it replaces stays a backup.
+fresh d
+expect 1 "cp8M: cannot verify 'd/a': Input/output error" \
+  env LD_PRELOAD="$pre" FAULTSHIM_NOREREAD="$work/d/" cp8M --verify a d/
+cmp -s a d/a || fail "unreadable new copy: not kept under its name"
+printf old >d/a || exit 99
+expect 1 "cp8M: cannot verify 'd/a': Input/output error" \
+  env LD_PRELOAD="$pre" FAULTSHIM_NOREREAD="$work/d/" \
+    cp8M --verify --backup=simple a d/
+cmp -s a d/a || fail "unreadable new copy with --backup: not kept"
+[ "$(cat d/a~)" = old ] || fail "unreadable new copy: the backup is gone"
+note "(f) a new copy that cannot be read back is kept"
 
 # ---- (d) a source that grows while it is copied ----
 random_file extra 5000

@@ -84,6 +84,8 @@ struct copy_ctx
                              by reading it (not cloned, linked, skipped
                              or failed) */
   unsigned long listings; /* directory listings walked so far */
+  bool unverified;        /* --verify could not check a copy it kept
+                             (reread.h): the exit status is 1 */
 };
 
 /* A directory being copied, linked to its parents: one level of the

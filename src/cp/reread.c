@@ -27,6 +27,20 @@ source_changed (int fd, struct stat const *st)
          || now.st_ctim.tv_nsec != st->st_ctim.tv_nsec;
 }
 
+/* Report that the check of D could not be made, as VR says why.  */
+static void
+report_unchecked (struct dest const *d, struct engine_verify_result const *vr)
+{
+  if (vr->err || !vr->note)
+    error (0, vr->err, "cannot verify %s", quote_file (d->loc->name));
+  else if (vr->how_why)
+    error (0, 0, "cannot verify %s: %s (%s)", quote_file (d->loc->name),
+           vr->note, vr->how_why);
+  else
+    error (0, 0, "cannot verify %s: %s", quote_file (d->loc->name),
+           vr->note);
+}
+
 bool
 verify_copy (struct copy_ctx *c, struct verify_source const *src,
              struct dest const *d, struct engine_verify_result *vr)
@@ -69,11 +83,16 @@ verify_copy (struct copy_ctx *c, struct verify_source const *src,
       return false;
     }
   if (vr->side == ENGINE_SIDE_NONE)
-    error (0, vr->err, "cannot verify %s", quote_file (d->loc->name));
-  else
-    error (0, vr->err, "error reading %s",
-           quote_file (vr->side == ENGINE_SIDE_READ ? src->loc->name
-                                                    : d->loc->name));
+    {
+      /* Nothing says the copy is wrong: it stays (a --backup is not
+         put back over it), but what was asked for was not done.  */
+      report_unchecked (d, vr);
+      c->unverified = true;
+      return true;
+    }
+  error (0, vr->err, "error reading %s",
+         quote_file (vr->side == ENGINE_SIDE_READ ? src->loc->name
+                                                  : d->loc->name));
   return false;
 }
 

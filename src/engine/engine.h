@@ -295,7 +295,9 @@ struct engine_verify_result
                             (the copy is good below it), or -1 */
   int err;               /* errno of a read error, 0 otherwise */
   enum engine_side side; /* READ: re-reading the source; WRITE: reading
-                            the destination back */
+                            the destination back; NONE with a false
+                            return: the check could not be made (ERR, or
+                            NOTE when there is no errno) */
 };
 
 /* Check the copy engine_copy last made with REQ->verify set: read the
@@ -304,10 +306,12 @@ struct engine_verify_result
    from SRC_FD, or, where there are none (no libxxhash, data cloned or
    offloaded), with SRC_FD itself byte by byte.  The destination's size
    must be the one the copy gave it and the source's holes must read as
-   zeros.  A destination that cannot be read back (not a regular file)
-   or a stream source without hashes is not checked.  Fill *VR; return
-   true when the copy matched or was not checked, false on a mismatch
-   (VR->mismatch_at >= 0) or a read error (VR->err, VR->side).  */
+   zeros.  Fill *VR.  Return true when the copy matched, or when the
+   destination is no regular file (a pipe or device: not checked, and
+   VR->note says so); false on a mismatch (VR->mismatch_at >= 0), a read
+   error (VR->err, VR->side), or when the check could not be made
+   (VR->side NONE: the destination could not be opened for reading, no
+   memory, or a stream source without hashes).  */
 bool engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
                     struct engine_verify_result *vr);
 
