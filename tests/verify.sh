@@ -15,13 +15,22 @@
 #     exit 0, the notice "'s' changed while being copied; the copy
 #     matches what was read", the grown contents;
 # (e) --debug says how each file was checked ("verify: ...");
-# (f) a destination its user cannot read back (nobody: an existing file
-#     of mode 0200, a new one of mode 0204), or that cannot be read back
-#     at all (the shim's FAULTSHIM_NOREREAD): "cannot verify 'DST': ...",
-#     exit 1, the copy kept complete (a new one under its name, a
-#     --backup not put back over it);
+# (f) an existing destination its user cannot read back (nobody, mode
+#     0200): "cannot verify 'DST': Permission denied", exit 1, the copy
+#     kept complete; a new one (of mode 0204) is read back through its
+#     own descriptor; a new one that cannot be read back at all (the
+#     shim's FAULTSHIM_NOREREAD) is kept complete under its name, and a
+#     --backup is not put back over it;
 # (g) a mismatch on the copy of a stream (a FIFO fed by a writer, a pipe)
-#     keeps what was read, whole.
+#     keeps what was read, whole;
+# (h) without /proc (a mount namespace with none, or the shim's
+#     FAULTSHIM_NOPROC) an existing destination is opened again by its
+#     name, a new one read through its own descriptor, both still
+#     direct, and a changed byte is still caught.
+# The stand-in builds of make platform-check (another system's direct
+# I/O switch, no __linux__) run this test too: their re-read never goes
+# through /proc, and is switched with directio () (a fake that takes it)
+# or F_NOCACHE (which Linux refuses: buffered).
 # The shim needs a dynamically linked cp8M: under make static-check the
 # parts (b) to (d) are skipped (noted in the log).
 . "${abs_top_srcdir:-.}/tests/init.sh"
@@ -34,6 +43,19 @@ else
   xxh=no how='byte by byte (built without libxxhash)'
 fi
 note "built with libxxhash: $xxh"
+# How this build switches direct I/O on (the stand-in builds have no
+# O_DIRECT), and so what --debug says of a re-read that is not refused.
+if grep -q '^#define HAVE_DECL_O_DIRECT 1' "$abs_top_builddir/config.h"; then
+  reread=direct
+elif grep -q '^#define HAVE_DIRECTIO 1' "$abs_top_builddir/config.h"; then
+  reread=direct
+else
+  reread='buffered (direct I/O refused: Invalid argument; the page cache may have answered)'
+fi
+linux=yes
+grep -q '^#define HAVE_DECL_O_DIRECT 1' "$abs_top_builddir/config.h" ||
+  linux=no
+note "the re-read is $reread"
 
 random_file a $((3*M + 1234))
 random_file big $((9*M + 5))
@@ -73,7 +95,7 @@ debug_says () {   # WHAT PATTERN: the last run's stdout has a line PATTERN
 }
 rm -f a.copy
 expect 0 '' cp8M --debug --verify --direct=always a a.copy
-debug_says "direct" "verify: $how, direct"
+debug_says "direct" "verify: $how, $reread"
 expect 0 '' cp8M --debug --verify a /dev/null
 debug_says "/dev/null" "verify: no (the destination cannot be read back)"
 rm -f a.piped
@@ -122,22 +144,47 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
     as_nobody cp8M --debug --verify a nb/x
   debug_says "unreadable" "verify: no (the destination cannot be opened for reading: Permission denied)"
   # A new copy of a file others may read, whose owner may only write
-  # (mode 0204), made by nobody, who cannot read it back: complete, so
-  # linked under its name with its mode.
+  # (mode 0204), made by nobody: cp8M created it open for reading too,
+  # and reads it back through that descriptor.
   cp a a204 && chmod 204 a204 || exit 99
-  expect 1 "cp8M: cannot verify 'nb/new': Permission denied" \
-    as_nobody cp8M --verify a204 nb/new
-  cmp -s a nb/new || fail "unreadable new destination: not kept"
+  expect 0 '' as_nobody cp8M --debug --verify a204 nb/new
+  debug_says "new, mode 0204" "verify: $how, $reread"
+  cmp -s a nb/new || fail "new destination of mode 0204: wrong copy"
   [ "$(stat -c %a nb/new)" = 204 ] ||
-    fail "unreadable new destination: mode $(stat -c %a nb/new)"
+    fail "new destination of mode 0204: mode $(stat -c %a nb/new)"
   # The other operands go on.
   cp a x && chmod 644 x || exit 99
   expect 1 "cp8M: cannot verify 'nb/x': Permission denied" \
-    as_nobody cp8M --verify x a nb/
-  cmp -s a nb/x && cmp -s a nb/a || fail "the copies into nb/ differ"
+    as_nobody cp8M --verify a204 x a nb/
+  cmp -s a nb/a204 && cmp -s a nb/x && cmp -s a nb/a ||
+    fail "the copies into nb/ differ"
   note "(f) a copy that cannot be read back is an error, and kept"
 else
   note "(f) skipped: not root, or no setpriv"
+fi
+
+# ---- (h, real) no /proc at all ----
+# A mount namespace whose /proc is an empty tmpfs: cp8M's second opens
+# through /proc/self/fd find nothing, as where /proc is not mounted.
+if [ "$(id -u)" -eq 0 ] && [ $linux = yes ] &&
+   unshare -m sh -c 'mount -t tmpfs -o size=64k none /proc' 2>/dev/null; then
+  noproc () {
+    unshare -m sh -c 'mount -t tmpfs -o size=64k none /proc && exec "$@"' \
+      sh "$@"
+  }
+  rm -rf np && mkdir np && cp big np/old || exit 99
+  ino=$(inode np/old)
+  expect 0 '' noproc cp8M --debug --verify a np/new
+  debug_says "no /proc, new" "verify: $how, direct"
+  expect 0 '' noproc cp8M --debug --verify a np/old
+  debug_says "no /proc, existing" "verify: $how, direct"
+  cmp -s a np/new && cmp -s a np/old || fail "no /proc: wrong copies"
+  [ "$(inode np/old)" = "$ino" ] || fail "no /proc: not the same inode"
+  expect 0 '' noproc cp8M -r --verify --direct=never tree np/tree
+  diff -r tree np/tree >/dev/null || fail "no /proc: trees differ"
+  note "(h) without /proc, copies are read back all the same"
+else
+  note "(h, real) skipped: not root, not Linux, or no mount namespace"
 fi
 
 # ---- the shim ----
@@ -195,23 +242,36 @@ expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_FLIP="$work/d/" cp8M a d/
 note "(b) a byte changed on its way to the disk is caught"
 
 # ---- (c) the destination changes before it is read back ----
+# A new file is opened again through /proc (not in the stand-in builds,
+# which have none: there FAULTSHIM_FLIP's case above covers it); an
+# existing one too, or by its name where there is no /proc.
 for opt in --direct=always --direct=never; do
   fresh d
+  if [ $linux = yes ]; then
+    expect 1 "cp8M: verification failed for 'd/a'" \
+      env LD_PRELOAD="$pre" FAULTSHIM_CHANGE="$work/d/" \
+        cp8M --verify $opt a d/
+    [ -z "$(entries d)" ] || fail "change $opt: left '$(entries d)' behind"
+  fi
+  cp big d/a || exit 99
   expect 1 "cp8M: verification failed for 'd/a'" \
     env LD_PRELOAD="$pre" FAULTSHIM_CHANGE="$work/d/" \
       cp8M --verify $opt a d/
-  [ -z "$(entries d)" ] || fail "change $opt: left '$(entries d)' behind"
+  [ "$(size d/a)" -lt "$(size a)" ] ||
+    fail "change $opt: existing destination not shorter than the source"
 done
-# The same when the destination refuses direct I/O: read buffered.
-fresh d
-expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
-  cp8M --debug --verify a d/
-debug_says "no direct" \
-  "verify: $how, buffered (direct I/O refused: Invalid argument; the page cache may have answered)"
-fresh d
-expect 1 "cp8M: verification failed for 'd/a'" \
-  env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
-    FAULTSHIM_CHANGE="$work/d/" cp8M --verify a d/
+if [ $linux = yes ]; then
+  # The same when the destination refuses direct I/O: read buffered.
+  fresh d
+  expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
+    cp8M --debug --verify a d/
+  debug_says "no direct" \
+    "verify: $how, buffered (direct I/O refused: Invalid argument; the page cache may have answered)"
+  fresh d
+  expect 1 "cp8M: verification failed for 'd/a'" \
+    env LD_PRELOAD="$pre" FAULTSHIM_NODIRECT="$work/d/" \
+      FAULTSHIM_CHANGE="$work/d/" cp8M --verify a d/
+fi
 note "(c) a destination changed before the check is caught"
 
 # ---- (f, shim) a new copy that cannot be read back at all ----
@@ -228,6 +288,36 @@ expect 1 "cp8M: cannot verify 'd/a': Input/output error" \
 cmp -s a d/a || fail "unreadable new copy with --backup: not kept"
 [ "$(cat d/a~)" = old ] || fail "unreadable new copy: the backup is gone"
 note "(f) a new copy that cannot be read back is kept"
+
+# ---- (h, shim) no /proc: FAULTSHIM_NOPROC ----
+# Every open through /proc/self/fd fails as where /proc is not mounted:
+# an existing destination is opened again by its name, a new (unnamed)
+# one through its own descriptor, opened for reading too; both read back
+# direct, and what changed them is caught.
+if [ $linux = yes ]; then
+  for opt in --direct=always --direct=never; do
+    fresh d
+    cp big d/a || exit 99
+    for to in d/a d/b; do   # existing, new
+      expect 0 '' env LD_PRELOAD="$pre" FAULTSHIM_NOPROC=1 \
+        cp8M --debug --verify $opt a $to
+      debug_says "no /proc $opt $to" "verify: $how, direct"
+    done
+    cmp -s a d/a && cmp -s a d/b || fail "no /proc $opt: wrong copies"
+    cp big d/a || exit 99
+    expect 1 "cp8M: verification failed for 'd/a'" \
+      env LD_PRELOAD="$pre" FAULTSHIM_NOPROC=1 FAULTSHIM_CHANGE="$work/d/" \
+        cp8M --verify $opt a d/
+    [ "$(size d/a)" -lt "$(size a)" ] ||
+      fail "no /proc, changed $opt: not shorter than the source"
+    rm -f d/b
+    expect 1 "cp8M: verification failed for 'd/b'" \
+      env LD_PRELOAD="$pre" FAULTSHIM_NOPROC=1 FAULTSHIM_FLIP="$work/d/" \
+        cp8M --verify $opt a d/b
+    [ "$(entries d)" = a ] || fail "no /proc, flipped $opt: left '$(entries d)'"
+  done
+  note "(h) without /proc, changes are caught"
+fi
 
 # ---- (d) a source that grows while it is copied ----
 random_file extra 5000

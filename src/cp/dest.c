@@ -239,12 +239,12 @@ tmpfile_refused (int err)
          || err == EINVAL;
 }
 
-/* Create a hidden, unused name beside LOC with O_EXCL, armed for removal
-   (D->temp: LOC->rel's directory part and a hidden last part, relative
-   to LOC->dirfd as LOC->rel is).  Return the descriptor, or -1 with
-   errno.  */
+/* Create a hidden, unused name beside LOC with O_EXCL and ACCMODE,
+   armed for removal (D->temp: LOC->rel's directory part and a hidden
+   last part, relative to LOC->dirfd as LOC->rel is).  Return the
+   descriptor, or -1 with errno.  */
 static int
-create_tempname (struct dest *d, mode_t mode)
+create_tempname (struct dest *d, mode_t mode, int accmode)
 {
   struct loc const *loc = d->loc;
   size_t dirlen = last_component (loc->rel) - loc->rel;
@@ -266,7 +266,7 @@ create_tempname (struct dest *d, mode_t mode)
       *p = '\0';
       dest_hold_signals ();
       int fd = openat (loc->dirfd, d->temp,
-                       O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+                       accmode | O_CREAT | O_EXCL | O_CLOEXEC, mode);
       int err = errno;
       if (fd >= 0)
         arm_removal (loc->dirfd, d->temp);
@@ -281,17 +281,17 @@ create_tempname (struct dest *d, mode_t mode)
   return -1;
 }
 
-/* Create LOC under its own name, armed for removal if ARM.
+/* Create LOC under its own name with ACCMODE, armed for removal if ARM.
    THROUGH_LINK: LOC is a dangling symlink to write through; the file made
    is the link's target, which is left as it is on failure, as GNU cp
    leaves it (LOC's name is the user's symlink, not ours to remove).  */
 static int
-create_at_name (struct loc const *loc, mode_t mode, bool through_link,
-                bool arm)
+create_at_name (struct loc const *loc, mode_t mode, int accmode,
+                bool through_link, bool arm)
 {
   dest_hold_signals ();
   int fd = openat (loc->dirfd, loc->rel,
-                   O_WRONLY | O_CREAT | O_CLOEXEC
+                   accmode | O_CREAT | O_CLOEXEC
                    | (through_link ? 0 : O_EXCL), mode);
   int err = errno;
   if (fd >= 0 && arm)
@@ -311,16 +311,23 @@ dangling_symlink (struct loc const *loc)
          && fstatat (loc->dirfd, loc->rel, &st, 0) != 0 && errno == ENOENT;
 }
 
-int
-dest_tmpfile (struct loc const *loc, mode_t mode)
+/* An unnamed file beside LOC, open with ACCMODE (O_WRONLY or O_RDWR).  */
+static int
+open_tmpfile (struct loc const *loc, mode_t mode, int accmode)
 {
   /* LOC->rel's directory part, relative as LOC->rel is.  */
   char *dir = dir_part (loc->rel);
-  int fd = openat (loc->dirfd, dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+  int fd = openat (loc->dirfd, dir, O_TMPFILE | accmode | O_CLOEXEC, mode);
   int err = errno;
   free (dir);
   errno = err;
   return fd;
+}
+
+int
+dest_tmpfile (struct loc const *loc, mode_t mode)
+{
+  return open_tmpfile (loc, mode, O_WRONLY);
 }
 
 bool
@@ -330,6 +337,12 @@ dest_create (struct dest *d, struct cp8m_options const *o,
 {
   *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
   *reported = false;
+  /* --verify reads the copy back: a file made here (with O_EXCL, or
+     unnamed) is opened for reading too, so that its own descriptor can
+     serve where no other open can (an unnamed file without /proc, a mode
+     that lets its owner only write).  Not a file that may exist already
+     (through a symlink): that one must be opened as GNU cp opens it.  */
+  int accmode = o->verify ? O_RDWR : O_WRONLY;
   size_t len = strlen (loc->rel);
   /* The file made early is for the usual case only.  */
   if (early >= 0 && ((len > 0 && loc->rel[len - 1] == '/') || stream
@@ -342,7 +355,7 @@ dest_create (struct dest *d, struct cp8m_options const *o,
     {
       /* This open fails, and its error is the one GNU reports.  */
       d->kind = DEST_AT_NAME;
-      d->fd = create_at_name (loc, mode, false, true);
+      d->fd = create_at_name (loc, mode, O_WRONLY, false, true);
       return d->fd >= 0;
     }
   /* A name known not to exist is no link (one that appears meanwhile
@@ -359,13 +372,13 @@ dest_create (struct dest *d, struct cp8m_options const *o,
           return false;
         }
       d->kind = DEST_THROUGH_LINK;
-      d->fd = create_at_name (loc, mode, true, false);
+      d->fd = create_at_name (loc, mode, O_WRONLY, true, false);
       return d->fd >= 0;
     }
   if (stream)
     {
       d->kind = DEST_STREAM;
-      d->fd = create_at_name (loc, mode, false, false);
+      d->fd = create_at_name (loc, mode, accmode, false, false);
       /* A fatal signal keeps what was read (and a --backup beside it),
          as GNU cp does: it must not put the backup back over it.  A
          failure still does, as GNU's does.  */
@@ -380,12 +393,12 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       d->early = true;
       return true;
     }
-  d->fd = dest_tmpfile (loc, mode);
+  d->fd = open_tmpfile (loc, mode, accmode);
   int err = errno;
   if (d->fd < 0 && tmpfile_refused (err))
     {
       d->kind = DEST_TEMPNAME;
-      d->fd = create_tempname (d, mode);
+      d->fd = create_tempname (d, mode, accmode);
       err = errno;
       if (d->fd < 0)
         {

@@ -77,7 +77,7 @@ void dest_install_signals (void);
    EARLY: an O_TMPFILE made for it already with MODE (predest.h), which
    D takes (or closes, where a new file is not made that way), or -1.
    Return true with D->fd open for
-   writing; false with *REPORTED false and errno set when the caller
+   writing (and for reading with --verify, unless through a symlink); false with *REPORTED false and errno set when the caller
    should report "cannot create regular file", or with *REPORTED true
    after reporting something else.  */
 bool dest_create (struct dest *d, struct cp8m_options const *o,

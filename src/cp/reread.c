@@ -7,6 +7,7 @@
 #include "reread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "diag.h"
 #include "error.h"
+#include "same-inode.h"
 
 /* Whether the source is no longer what it was when opened (ST).  */
 static bool
@@ -25,6 +27,47 @@ source_changed (int fd, struct stat const *st)
          || now.st_mtim.tv_nsec != st->st_mtim.tv_nsec
          || now.st_ctim.tv_sec != st->st_ctim.tv_sec
          || now.st_ctim.tv_nsec != st->st_ctim.tv_nsec;
+}
+
+/* engine_reader's OPEN for the destination ARG (a struct dest), where
+   the engine cannot open it again by itself (no /proc, or that open is
+   not allowed): a descriptor of it for reading, or -1 with errno.  */
+static int
+open_dest_again (void *arg)
+{
+  struct dest const *d = arg;
+  /* A file this copy made was opened for reading as well (dest_create):
+     a copy of its descriptor reads it whatever its mode, and has no
+     need of its name (an unnamed one has none).  */
+  int fl = fcntl (d->fd, F_GETFL);
+  if (fl >= 0 && (fl & O_ACCMODE) == O_RDWR)
+    return fcntl (d->fd, F_DUPFD_CLOEXEC, 0);
+  if (d->kind == DEST_TMPFILE)
+    {
+      errno = ENOSYS;
+      return -1;
+    }
+  /* An existing file, or one made through a dangling symlink, is reached
+     as it was for writing, through a symlink; a file made under its
+     name is ours, and no symlink.  */
+  char const *name = d->kind == DEST_TEMPNAME ? d->temp : d->loc->rel;
+  bool follow = d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK;
+  struct stat mine, named;
+  if (fstat (d->fd, &mine) != 0
+      || fstatat (d->loc->dirfd, name, &named,
+                  follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+    return -1;
+  if (!SAME_INODE (mine, named))
+    {
+      errno = EXDEV;   /* the name leads elsewhere now */
+      return -1;
+    }
+  /* Should the name be swapped for a FIFO or a device right now, the
+     open must not wait for a writer nor take a terminal (the engine
+     then finds another file, and refuses it).  */
+  return openat (d->loc->dirfd, name,
+                 O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC
+                 | (follow ? 0 : O_NOFOLLOW));
 }
 
 /* Report that the check of D could not be made, as VR says why.  */
@@ -45,7 +88,8 @@ bool
 verify_copy (struct copy_ctx *c, struct verify_source const *src,
              struct dest const *d, struct engine_verify_result *vr)
 {
-  bool good = engine_verify (c->eng, src->fd, d->fd, vr);
+  struct engine_reader reader = { open_dest_again, (void *) d };
+  bool good = engine_verify (c->eng, src->fd, d->fd, &reader, vr);
   bool changed = src->changed || source_changed (src->fd, src->st);
   if (good)
     {

@@ -187,13 +187,16 @@ set_direct_flag (int fd, bool on)
 #ifdef __linux__
 /* Open the file FD refers to once more, with FLAGS, through
    /proc/self/fd: a second open file description of the same inode.
-   Return it, or -1 with errno (EXDEV when another file answered).  */
+   Return it, or -1 with errno (EXDEV when another file answered, ENOSYS
+   when /proc is not mounted).  */
 static int
 reopen_same (int fd, int flags)
 {
   char path[32];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
   int nfd = open (path, flags | O_CLOEXEC);
+  if (nfd < 0 && errno == ENOENT)
+    errno = ENOSYS;   /* FD is open: only the way to it is missing */
   if (nfd < 0)
     return -1;
   struct stat a, b;

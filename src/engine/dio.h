@@ -69,7 +69,8 @@ struct dio_fd
 /* Open the file FD refers to once more with FLAGS (O_CLOEXEC added), as
    a new open file description: through /proc/self/fd on Linux.  Return
    the descriptor, or -1 with errno (EXDEV when another file answered,
-   ENOSYS where there is no such path).  */
+   ENOSYS where there is no such path: not Linux, or no /proc mounted;
+   then only a name of the file can open it again).  */
 int dio_reopen (int fd, int flags);
 
 /* Make direct I/O available on the file open as FD (ACCMODE is O_RDONLY

@@ -1392,6 +1392,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
 
 bool
 engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
+               struct engine_reader const *reader,
                struct engine_verify_result *vr)
 {
   *vr = (struct engine_verify_result) { .mismatch_at = -1 };
@@ -1401,7 +1402,8 @@ engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
      beyond the memory budget); with only one, each side gets half.  */
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail_verify (vr, ENOMEM);
-  struct verify_io io = { .dst_fd = dst_fd, .buf = ctx->buffers[0],
+  struct verify_io io = { .dst_fd = dst_fd, .reader = reader,
+                          .buf = ctx->buffers[0],
                           .src_buf = ctx->buffers[1],
                           .block = ctx->cfg.buffer_size,
                           .buffer_align = ctx->buffer_align };

@@ -300,19 +300,37 @@ struct engine_verify_result
                             NOTE when there is no errno) */
 };
 
+/* How engine_verify opens the destination for reading where it cannot
+   do so by itself: Linux's second open through /proc/self/fd is missing
+   (another system, or /proc not mounted), and only the caller knows the
+   file's name; or that open is not allowed (a mode that lets the owner
+   only write), and the caller may have created the file open for
+   reading too.  OPEN (ARG) returns a new descriptor of the destination
+   open for reading (its own open, or a copy of a descriptor that reads),
+   or -1 with errno set.  The engine makes sure it is the destination's
+   file (same device and inode as DST_FD), sets the system's direct-I/O
+   switch on it for the check only, and closes it.  */
+struct engine_reader
+{
+  int (*open) (void *arg);
+  void *arg;
+};
+
 /* Check the copy engine_copy last made with REQ->verify set: read the
    destination DST_FD back (a second, direct descriptor where the file
-   system allows it) and compare it with the hashes taken of what was read
-   from SRC_FD, or, where there are none (no libxxhash, data cloned or
-   offloaded), with SRC_FD itself byte by byte.  The destination's size
-   must be the one the copy gave it and the source's holes must read as
-   zeros.  Fill *VR.  Return true when the copy matched, or when the
+   system allows it: through /proc/self/fd on Linux, else from READER,
+   which may be NULL) and compare it with the hashes taken of what was
+   read from SRC_FD, or, where there are none (no libxxhash, data cloned
+   or offloaded), with SRC_FD itself byte by byte.  The destination's
+   size must be the one the copy gave it and the source's holes must read
+   as zeros.  Fill *VR.  Return true when the copy matched, or when the
    destination is no regular file (a pipe or device: not checked, and
    VR->note says so); false on a mismatch (VR->mismatch_at >= 0), a read
    error (VR->err, VR->side), or when the check could not be made
    (VR->side NONE: the destination could not be opened for reading, no
    memory, or a stream source without hashes).  */
 bool engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
+                    struct engine_reader const *reader,
                     struct engine_verify_result *vr);
 
 #endif

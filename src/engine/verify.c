@@ -148,39 +148,113 @@ vfail (struct engine_verify_result *vr, enum engine_side side, int err)
   return false;
 }
 
-/* A readable descriptor of the destination: direct where the file system
-   takes it and the context's buffers suit its alignment; otherwise
-   buffered, after dropping the file's clean pages (our own copy, just
-   written: no one else's cache is lost) so that most reads go to the
-   device.  Return it, or -1 with errno.  */
-static int
-open_reader (struct verify_io const *io, struct stat const *st,
-             struct engine_verify_result *vr)
+/* The destination's descriptor for the check, and what undoes it.  */
+struct reader
 {
+  int fd;              /* read the destination here */
+  int opened;          /* the descriptor opened for it, to close ... */
+  struct dio_fd flag;  /* ... once the direct switch set on it is undone */
+};
+
+/* Whether direct reads of the destination (status ST) through FD can use
+   the context's buffers and block size.  */
+static bool
+direct_fits (struct verify_io const *io, int fd, struct stat const *st)
+{
+  char const *from;
+  struct dio_align a = dio_alignment (fd, st, &from);
+  return a.offset_align && io->block % a.offset_align == 0
+         && a.mem_align <= io->buffer_align;
+}
+
+/* A plain descriptor of the destination for reading: opened again
+   through /proc where it can be, else by the caller's IO->READER (where
+   there is no /proc, or where /proc's open is not allowed: the caller
+   may hold a descriptor that reads its new file whatever its mode), and
+   then made sure to be the destination's own file, since a name can be
+   swapped for another file meanwhile.  Return it, or -1 with errno.  */
+static int
+open_plain (struct verify_io const *io)
+{
+  int fd = dio_reopen (io->dst_fd, O_RDONLY);
+  if (fd >= 0 || !io->reader)
+    return fd;
+  fd = io->reader->open (io->reader->arg);
+  if (fd < 0)
+    return -1;
+  struct stat a, b;
+  if (fstat (io->dst_fd, &a) == 0 && fstat (fd, &b) == 0
+      && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+    return fd;
+  close (fd);
+  errno = EXDEV;
+  return -1;
+}
+
+/* Fill *R with a readable descriptor of the destination (status ST):
+   direct where the file system takes it and the context's buffers suit
+   its alignment; otherwise buffered, after dropping the file's clean
+   pages (our own copy, just written: no one else's cache is lost) so
+   that most reads go to the device.  Return false with errno when the
+   destination cannot be opened for reading at all.  */
+static bool
+open_reader (struct verify_io const *io, struct stat const *st,
+             struct reader *r, struct engine_verify_result *vr)
+{
+  *r = (struct reader) { .fd = -1, .opened = -1, .flag.fd = -1 };
+  bool switch_later = true;
 #ifdef DIO_WITH_O_DIRECT
-  int fd = dio_reopen (io->dst_fd, O_RDONLY | O_DIRECT);
-  if (fd >= 0)
+  /* Opened again through /proc, O_DIRECT is set from the open on: FUSE
+     daemons see it only there.  */
+  int dfd = dio_reopen (io->dst_fd, O_RDONLY | O_DIRECT);
+  if (dfd >= 0 && direct_fits (io, dfd, st))
     {
-      char const *from;
-      struct dio_align a = dio_alignment (fd, st, &from);
-      if (a.offset_align && io->block % a.offset_align == 0
-          && a.mem_align <= io->buffer_align)
-        {
-          vr->direct = true;
-          vr->note = dio_cache_caveat (fd);
-          return fd;
-        }
-      close (fd);
+      r->fd = r->opened = dfd;
+      vr->direct = true;
+      vr->note = dio_cache_caveat (dfd);
+      return true;
+    }
+  if (dfd >= 0)
+    {
+      close (dfd);
       errno = EINVAL;
     }
-  vr->note_errno = errno;
-#else
-  (void) st;
+  /* Refused: read buffered.  Not possible (no /proc, or not allowed):
+     the caller opens it below, and the switch goes on then.  */
+  switch_later = !dio_refusal (errno);
+  if (!switch_later)
+    vr->note_errno = errno;
 #endif
+  r->opened = r->fd = open_plain (io);
+  if (r->fd < 0)
+    return false;
+  /* Opened plain (by the caller, or on a system whose switch is no
+     open flag): F_SETFL O_DIRECT, directio () or F_NOCACHE on it now.  */
+  if (switch_later)
+    {
+      if (dio_enable (r->opened, O_RDONLY, &r->flag)
+          && direct_fits (io, r->flag.fd, st))
+        {
+          r->fd = r->flag.fd;
+          vr->direct = true;
+          vr->note = dio_cache_caveat (r->fd);
+          return true;
+        }
+      vr->note_errno = r->flag.fd >= 0 ? EINVAL : errno;
+      dio_release (&r->flag);
+    }
   vr->note = "the page cache may have answered";
   if (fdatasync (io->dst_fd) == 0)
     posix_fadvise (io->dst_fd, 0, 0, POSIX_FADV_DONTNEED);
-  return dio_reopen (io->dst_fd, O_RDONLY);
+  return true;
+}
+
+/* Undo open_reader's work on R.  */
+static void
+close_reader (struct reader *r)
+{
+  dio_release (&r->flag);
+  close (r->opened);
 }
 
 /* Read up to WANT bytes of FD at POS into BUF, until end of file.
@@ -344,8 +418,8 @@ verify_run (struct verify_rec *rec, struct verify_io const *io,
   vr->how = why ? "byte by byte" : "xxh3";
   vr->how_why = why;
 
-  int fd = open_reader (io, &dst_st, vr);
-  if (fd < 0)
+  struct reader r;
+  if (!open_reader (io, &dst_st, &r, vr))
     {
       /* An existing file of mode 0200 written by a user who is not
          root, say: GNU cp copies into it, but the check asked for
@@ -357,8 +431,8 @@ verify_run (struct verify_rec *rec, struct verify_io const *io,
     }
   vr->checked = true;
   off_t end = dst_st.st_size < rec->size ? dst_st.st_size : rec->size;
-  off_t bad = compare_all (rec, io, fd, end, vr);
-  close (fd);
+  off_t bad = compare_all (rec, io, r.fd, end, vr);
+  close_reader (&r);
   if (bad == -2)
     return false;
   if (bad < 0 && dst_st.st_size != rec->size)

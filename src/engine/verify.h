@@ -75,15 +75,15 @@ struct verify_io
 {
   int src_fd;          /* plain descriptor of the source */
   int dst_fd;          /* the caller's (write-only) destination */
+  struct engine_reader const *reader;  /* opens it by name, or NULL */
   char *buf;           /* a buffer of BLOCK bytes for the destination */
   char *src_buf;       /* one of BLOCK bytes for the source */
   size_t block;        /* bytes per read: a multiple of 512 */
   size_t buffer_align; /* alignment of BUF */
 };
 
-/* Check the destination against REC, filling *VR.  Return true when it
-   matched or could not be checked (VR->checked says which); false on a
-   mismatch (VR->mismatch_at) or a read error (VR->err, VR->side).  */
+/* Check the destination against REC, filling *VR, as engine_verify
+   says (engine.h).  */
 bool verify_run (struct verify_rec *rec, struct verify_io const *io,
                  struct engine_verify_result *vr);
 

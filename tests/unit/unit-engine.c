@@ -1738,11 +1738,11 @@ START_TEST (test_read_ahead_verify)
   lookahead1 (ctx, b);
   ck_assert (engine_copy (ctx, a, a2, &req, &res));
   engine_lookahead_settle (ctx);
-  ck_assert (engine_verify (ctx, a, a2, &vr));
+  ck_assert (engine_verify (ctx, a, a2, NULL, &vr));
   ck_assert (engine_copy (ctx, b, b2, &req, &res));
   if (res.report.direct)
     ck_assert_uint_eq (res.report.ahead_chunks, _i == 0 ? 4 : 1);
-  ck_assert (engine_verify (ctx, b, b2, &vr));
+  ck_assert (engine_verify (ctx, b, b2, NULL, &vr));
   ck_assert (vr.checked);
   assert_copy_of_pattern (b2, size);
   engine_ctx_free (ctx);
@@ -1876,7 +1876,7 @@ START_TEST (test_write_ahead)
   if (_i == 5)
     {
       struct engine_verify_result vr;
-      ck_assert (engine_verify (ctx, b, b2, &vr));
+      ck_assert (engine_verify (ctx, b, b2, NULL, &vr));
       ck_assert (vr.checked);
     }
   if (direct_here && _i == 0)

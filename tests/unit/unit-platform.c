@@ -13,7 +13,13 @@
      that device;
    - O_DIRECT is never asked for, by open or by F_SETFL;
    - small files under auto, --direct=never and reading ahead (which needs
-     Linux's second O_DIRECT open) make no call at all.
+     Linux's second O_DIRECT open) make no call at all;
+   - --verify's re-read, which has no /proc to open the destination again
+     and asks the caller's engine_reader (a name): the call on the file
+     before it is read back and its undoing after; a refusal means a
+     buffered re-read, still a check; a changed byte is found; with no
+     reader the check cannot be made (ENOSYS), as where the build
+     before this one said "Function not implemented" of every copy.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -326,6 +332,88 @@ START_TEST (test_no_call)
 }
 END_TEST
 
+/* engine_reader for test_verify: opens the file named ARG.  */
+static int
+open_named (void *arg)
+{
+  return open (arg, O_RDONLY | O_CLOEXEC);
+}
+
+/* --verify's re-read: as it is (_i 0), refused (_i 1), after a byte of
+   the copy changed (_i 2), and without a reader (_i 3).  */
+START_TEST (test_verify)
+{
+  off_t const size = 3 * BUF + 1000;
+  int src = temp_file (size);
+  char name[] = "cp8m-platform-XXXXXX";
+  int dst = mkstemp (name);
+  ck_assert_int_ge (dst, 0);
+  ino_t di = ino_of (dst);
+  struct engine_ctx *ctx = make_ctx (4);
+  struct engine_request req = always;
+  req.verify = true;
+  struct engine_result res;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  if (_i == 1)
+    {
+      standin.refuse_errno = ENOTTY;
+      standin.refuse_ino = di;
+    }
+  if (_i == 2)
+    {
+      unsigned char c = pattern (BUF + 5) ^ 0x10;
+      ck_assert_int_eq (__real_pwrite (dst, &c, 1, BUF + 5), 1);
+    }
+  int before = standin.n;
+  struct engine_reader reader = { open_named, name };
+  struct engine_verify_result vr;
+  bool ok = engine_verify (ctx, src, dst, _i == 3 ? NULL : &reader, &vr);
+  unlink (name);
+  if (_i == 3)
+    {
+      ck_assert (!ok);
+      ck_assert (!vr.checked);
+      ck_assert_int_eq (vr.side, ENGINE_SIDE_NONE);
+      ck_assert_int_eq (vr.err, ENOSYS);
+      engine_ctx_free (ctx);
+      return;
+    }
+  ck_assert (vr.checked);
+  ck_assert (ok == (_i != 2));
+  if (_i == 2)
+    {
+      ck_assert_int_ge (vr.mismatch_at, 0);
+      ck_assert_int_le (vr.mismatch_at, BUF + 5);
+    }
+  int on = find (CALL, di, ON, before);
+  int first_read = find (STANDIN_READ, di, -1, before);
+  ck_assert_int_ge (first_read, 0);
+  if (_i == 1)
+    {
+      /* Asked once, refused, and read all the same.  */
+      ck_assert (!vr.direct);
+      ck_assert_int_eq (vr.note_errno, ENOTTY);
+      ck_assert_int_lt (on, first_read);
+      ck_assert_int_eq (find (CALL, di, ON, on + 1), -1);
+    }
+  else
+    {
+      ck_assert (vr.direct);
+      ck_assert_int_ge (on, 0);
+      ck_assert_int_lt (on, first_read);
+      int off = find (CALL, di, OFF, on);
+      int last_read = first_read;
+      for (int i = first_read; i < standin.n; i++)
+        if (standin.calls[i].what == STANDIN_READ
+            && standin.calls[i].ino == di)
+          last_read = i;
+      ck_assert_int_gt (off, last_read);
+    }
+  ck_assert_int_eq (count (STANDIN_O_DIRECT), 0);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
 int
 main (void)
 {
@@ -336,6 +424,7 @@ main (void)
   tcase_add_loop_test (tc, test_on_then_off, 0, 2);
   tcase_add_loop_test (tc, test_refused, 0, 2);
   tcase_add_loop_test (tc, test_no_call, 0, 2);
+  tcase_add_loop_test (tc, test_verify, 0, 4);
   suite_add_tcase (s, tc);
   return run_suite_as_tap (s);
 }

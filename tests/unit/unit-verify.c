@@ -1,19 +1,30 @@
 /* Unit tests for --verify in the engine: engine_copy with the request's
    verify flag, then engine_verify on the result, as it is and after the
    destination was changed behind the copy's back (a byte, its size, a
-   hole filled).  Real files in $TMPDIR, direct and buffered.
+   hole filled).  Real files in $TMPDIR, direct and buffered.  Where the
+   destination cannot be opened again through /proc (a build for another
+   system; on Linux, a test process given a mount namespace whose /proc
+   is empty, when it may make one), it is opened by the caller's
+   engine_reader, by name: it must be the destination's file, and
+   without a reader the check cannot be made.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
 
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+# include <sched.h>
+# include <sys/mount.h>
+#endif
 
 #include "engine/engine.h"
 #include "tap-main.h"
@@ -74,6 +85,16 @@ copy (struct engine_ctx *ctx, int src, struct engine_request req)
   return dst;
 }
 
+/* An engine_reader giving a copy of the descriptor *ARG (open for
+   reading too: mkstemp's are), as the cp layer gives one of an unnamed
+   file: what the other systems' re-read needs where the tests' files
+   have no name left.  */
+static int
+dup_fd (void *arg)
+{
+  return fcntl (*(int const *) arg, F_DUPFD_CLOEXEC, 0);
+}
+
 static struct engine_request const requests[] = {
   { .direct = ENGINE_DIRECT_ALWAYS, .sparse = ENGINE_SPARSE_AUTO },
   { .direct = ENGINE_DIRECT_NEVER, .sparse = ENGINE_SPARSE_AUTO },
@@ -91,8 +112,9 @@ START_TEST (test_good_copies)
   off_t size = sizes[_i / N_REQ];
   struct engine_ctx *ctx = make_ctx ();
   int src = source_file (size, size >= 4 * BUF), dst = copy (ctx, src, req);
+  struct engine_reader reader = { dup_fd, &dst };
   struct engine_verify_result vr;
-  ck_assert (engine_verify (ctx, src, dst, &vr));
+  ck_assert (engine_verify (ctx, src, dst, &reader, &vr));
   ck_assert (vr.checked);
   ck_assert_int_eq (vr.mismatch_at, -1);
   engine_ctx_free (ctx);
@@ -111,8 +133,9 @@ START_TEST (test_byte_changed)
   ck_assert_int_eq (pread (dst, &c, 1, where), 1);
   c ^= 0x40;
   ck_assert_int_eq (pwrite (dst, &c, 1, where), 1);
+  struct engine_reader reader = { dup_fd, &dst };
   struct engine_verify_result vr;
-  ck_assert (!engine_verify (ctx, src, dst, &vr));
+  ck_assert (!engine_verify (ctx, src, dst, &reader, &vr));
   ck_assert (vr.checked);
   ck_assert_int_eq (vr.err, 0);
   ck_assert_int_ge (vr.mismatch_at, 0);
@@ -128,8 +151,9 @@ START_TEST (test_size_changed)
   off_t size = 3 * BUF + 100;
   int src = source_file (size, false), dst = copy (ctx, src, requests[0]);
   ck_assert_int_eq (ftruncate (dst, _i ? size + 1 : size - 1), 0);
+  struct engine_reader reader = { dup_fd, &dst };
   struct engine_verify_result vr;
-  ck_assert (!engine_verify (ctx, src, dst, &vr));
+  ck_assert (!engine_verify (ctx, src, dst, &reader, &vr));
   ck_assert_int_ge (vr.mismatch_at, 0);
   ck_assert_int_le (vr.mismatch_at, _i ? size : size - 1);
   engine_ctx_free (ctx);
@@ -143,9 +167,109 @@ START_TEST (test_not_asked)
   int src = source_file (BUF, false), dst = temp_file ();
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &requests[0], &res));
+  struct engine_reader reader = { dup_fd, &dst };
   struct engine_verify_result vr;
-  ck_assert (engine_verify (ctx, src, dst, &vr));
+  ck_assert (engine_verify (ctx, src, dst, &reader, &vr));
   ck_assert (!vr.checked);
+  engine_ctx_free (ctx);
+}
+END_TEST
+
+/* A file in $TMPDIR whose name stays, in NAME (of 4096 bytes).  */
+static int
+named_file (char *name)
+{
+  char const *dir = getenv ("TMPDIR");
+  snprintf (name, 4096, "%s/cp8m-unit-verify.XXXXXX",
+            dir && *dir ? dir : "/tmp");
+  int fd = mkstemp (name);
+  ck_assert_int_ge (fd, 0);
+  return fd;
+}
+
+/* The engine_reader of the tests: opens NAME, and counts its calls.  */
+struct by_name
+{
+  char const *name;
+  int calls;
+};
+
+static int
+open_by_name (void *arg)
+{
+  struct by_name *b = arg;
+  b->calls++;
+  return open (b->name, O_RDONLY | O_CLOEXEC);
+}
+
+/* Make /proc/self/fd unusable to this test's process, as where /proc is
+   not mounted: a private mount namespace with an empty /proc.  Return
+   whether the engine now needs a reader (always on other systems).  */
+static bool
+hide_proc (void)
+{
+#ifdef __linux__
+  /* check runs each test in a process of its own: the namespace dies
+     with it.  */
+  return unshare (CLONE_NEWNS) == 0
+         && mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0
+         && mount ("none", "/proc", "tmpfs", 0, "size=64k") == 0;
+#else
+  return true;
+#endif
+}
+
+/* Checked through a reader that opens the copy by its name: a good copy
+   passes, a changed byte is found, a name that leads to another file is
+   refused (EXDEV), and with no reader nothing can be checked.  */
+START_TEST (test_by_name)
+{
+  struct engine_request req = requests[_i];
+  struct engine_ctx *ctx = make_ctx ();
+  int src = source_file (8 * BUF + 100, true);
+  char name[4096];
+  int dst = named_file (name);
+  struct engine_result res;
+  req.verify = true;
+  ck_assert (engine_copy (ctx, src, dst, &req, &res));
+  bool hidden = hide_proc ();
+  if (!hidden)
+    fprintf (stderr, "# /proc not hidden (no mount namespace): "
+             "the reader is not needed\n");
+  struct by_name b = { name, 0 };
+  struct engine_reader reader = { open_by_name, &b };
+  struct engine_verify_result vr;
+  ck_assert (engine_verify (ctx, src, dst, &reader, &vr));
+  ck_assert (vr.checked);
+  ck_assert_int_eq (vr.mismatch_at, -1);
+  ck_assert_int_eq (b.calls, hidden ? 1 : 0);
+
+  unsigned char c;
+  ck_assert_int_eq (pread (dst, &c, 1, 5 * BUF), 1);
+  c ^= 1;
+  ck_assert_int_eq (pwrite (dst, &c, 1, 5 * BUF), 1);
+  ck_assert (!engine_verify (ctx, src, dst, &reader, &vr));
+  ck_assert (vr.checked);
+  ck_assert_int_ge (vr.mismatch_at, 0);
+  ck_assert_int_le (vr.mismatch_at, 5 * BUF);
+
+  if (hidden)
+    {
+      char other[4096];
+      int ofd = named_file (other);
+      b.name = other;
+      ck_assert (!engine_verify (ctx, src, dst, &reader, &vr));
+      ck_assert (!vr.checked);
+      ck_assert_int_eq (vr.side, ENGINE_SIDE_NONE);
+      ck_assert_int_eq (vr.err, EXDEV);
+      ck_assert (!engine_verify (ctx, src, dst, NULL, &vr));
+      ck_assert (!vr.checked);
+      ck_assert_int_eq (vr.side, ENGINE_SIDE_NONE);
+      ck_assert_int_eq (vr.err, ENOSYS);
+      unlink (other);
+      close (ofd);
+    }
+  unlink (name);
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -160,6 +284,7 @@ main (void)
   tcase_add_loop_test (tc, test_byte_changed, 0, N_REQ * 6);
   tcase_add_loop_test (tc, test_size_changed, 0, 2);
   tcase_add_test (tc, test_not_asked);
+  tcase_add_loop_test (tc, test_by_name, 0, 2);
   suite_add_tcase (s, tc);
   return run_suite_as_tap (s);
 }
