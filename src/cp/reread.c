@@ -47,24 +47,26 @@ open_dest_again (void *arg)
       errno = ENOSYS;
       return -1;
     }
-  /* An existing file, or one made through a dangling symlink, is reached
-     as it was for writing, through a symlink; a file made under its
-     name is ours, and no symlink.  */
   char const *name = d->kind == DEST_TEMPNAME ? d->temp : d->loc->rel;
   bool follow = d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK;
   struct stat mine, named;
-  if (fstat (d->fd, &mine) != 0
-      || fstatat (d->loc->dirfd, name, &named,
-                  follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+  if (fstat (d->fd, &mine) != 0)
+    return -1;
+  /* NAME is relative to the destination's directory, as dest.c used it.
+     An existing file, or one made through a dangling symlink, is reached
+     as it was for writing, through a symlink; a file made under its
+     name is ours, and no symlink.  */
+  if (fstatat (d->loc->dirfd, name, &named,
+               follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
     return -1;
   if (!SAME_INODE (mine, named))
     {
       errno = EXDEV;   /* the name leads elsewhere now */
       return -1;
     }
-  /* Should the name be swapped for a FIFO or a device right now, the
-     open must not wait for a writer nor take a terminal (the engine
-     then finds another file, and refuses it).  */
+  /* The same relative name.  Should it be swapped for a FIFO or a
+     device right now, the open must not wait for a writer nor take a
+     terminal (the engine then finds another file, and refuses it).  */
   return openat (d->loc->dirfd, name,
                  O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC
                  | (follow ? 0 : O_NOFOLLOW));
