@@ -42,7 +42,8 @@ open_made (struct node *n, struct loc const *loc, mode_t type, dev_t rdev,
            struct stat *st, bool quiet_emfile)
 {
   node_init (n, loc->dirfd, loc->rel, loc->name, type);
-  int fd = openat (loc->dirfd, loc->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  int fd = openat (loc->dirfd, loc->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC
+                   | (S_ISDIR (type) ? O_DIRECTORY : 0));
   if (fd < 0 && quiet_emfile && (errno == EMFILE || errno == ENFILE))
     return false;
   if (fd < 0 || fstat (fd, st) != 0)
@@ -90,7 +91,8 @@ node_open_seen (struct node *n, int dirfd, char const *rel,
   /* REL: relative to DIRFD, absolute only with AT_FDCWD (struct loc).  */
   node_init (n, dirfd, rel, name, seen->st_mode & S_IFMT);
   int fd = openat (dirfd, rel,
-                   O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+                   O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW)
+                   | (S_ISDIR (seen->st_mode) ? O_DIRECTORY : 0));
   if (fd < 0)
     return false;
   struct stat st;
