@@ -9,11 +9,25 @@
       linked into place at the end; where O_TMPFILE is refused (NFS, FUSE,
       old kernels), a hidden ".cp8M-XXXXXX" in the same directory, renamed
       into place at the end.  Only SIGKILL or power loss can leave such a
-      hidden name behind, never the destination's own name;
+      hidden name behind, never the destination's own name.  For power
+      loss, its data is on the device before it is named (dest_commit
+      waits for the writeback of what went through the page cache), so
+      the name never reaches the disk ahead of the data;
    2. existing: overwritten in place, as GNU cp does (same inode, owner and
       hard links), and shorter than the source until every byte is written
-      (the engine's in_place request);
+      (the engine's in_place request).  Power loss adds one state, which
+      GNU cp's copies share: the source's size, with zeros where the
+      blocks written last were.  ext4 (with its default dioread_nolock)
+      records a file's new size when it sends blocks written through the
+      page cache to the device, and that those blocks hold data only
+      once they are there, often in its next journal commit: a power cut
+      between the two commits finds the size and not the data.  Data
+      written with direct I/O is recorded after it lands, so it is the
+      page cache's part (small files, and the unaligned tail of a large
+      one) that can read as zeros;
    3. complete and identical.
+   tests/power-cut.sh cuts the power at random moments of copies onto an
+   ext4 and checks these states.
    A failed copy, or one interrupted by a signal whose default action
    ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
    SIGUSR2, the real-time ones...; SIGUSR1 asks for a status line), of a
