@@ -4,7 +4,8 @@
 # destination directory changed, after its entries; one for the directory
 # above the walk that got the operand's name; none without --sync, and
 # none when nothing changed.  An injected EIO fails the file (exit 1, the
-# message, no file under the new name).
+# message, no file under the new name), and so does one in the wait for a
+# new file's data that comes before its name without --sync.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 
@@ -158,4 +159,14 @@ failed=$(sed -n "s/^cp8M: error syncing '\(dst\/.*\)': Input\/output error$/\1/p
 [ -n "$failed" ] && [ "$(wc -l <err)" -eq 1 ] || fail "messages: $(cat err)"
 [ ! -e "$failed" ] || fail "$failed got its name"
 cp "src${failed#dst}" "$failed" && same_tree src dst
+
+# Without --sync too, a new file's data is written out and waited for
+# before it is named (src/cp/dest.c): a failure there is the file's, and
+# it gets no name.
+rm -f c
+expect 1 "cp8M: error writing 'c': Input/output error" \
+  trace -f -o /dev/null -e trace=sync_file_range \
+  -e inject=sync_file_range:error=EIO:when=1 cp8M a c
+[ ! -e c ] && [ ! -L c ] || fail "a file whose data failed to reach the disk got its name"
+ls -A | grep -q '^\.cp8M-' && fail "a temporary was left"
 exit 0
