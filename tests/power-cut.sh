@@ -41,7 +41,7 @@
 # end now and then (then it comes as soon as the copy has ended).
 #
 # Default: 3 cuts of each of four modes (new, new --sync, existing,
-# existing --sync); about 20 s here.  Long mode, e.g.:
+# existing --sync); about 15 s here (30 s on a busy machine).  Long mode:
 #   make check TESTS=tests/power-cut.sh POWERCUT_ROUNDS=20
 # POWERCUT_MODES="new existing" runs only those modes; POWERCUT_SEED=N
 # replays the same moments (the copy's own timing varies);
