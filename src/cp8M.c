@@ -180,7 +180,7 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
          (parents_make wants the '/': REL's directories are the sources'
          names.)  */
       char const *under = rel + strspn (rel, "/");
-      struct parents made;
+      struct parents made = { .by_name = c->max_open_levels == 0 };
       bool dst_absent;
       /* REL keeps its '/' (the sources' names); UNDER and the last
          component are relative to the target directory.  */

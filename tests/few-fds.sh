@@ -74,6 +74,10 @@ for n in 4 5 6 8 10; do
   note "ulimit -n $n: -r, -a, -a into a directory as GNU cp, exits$exits"
 done
 RUN_PREFIX="$work/lim 5" same_as_gnu --preserve=all -R src copy
+# --parents: its directories too reached by name under the target.
+for n in 5 6 8; do
+  RUN_PREFIX="$work/lim $n" same_as_gnu -a --parents src/a/b/c/f4 src/f1 into
+done
 
 # As nobody, whose copies cannot keep the owner.
 [ "$(id -u)" -eq 0 ] && chown -R nobody:nogroup tree

@@ -24,8 +24,8 @@
 # (g) a mismatch on the copy of a stream (a FIFO fed by a writer, a pipe)
 #     keeps what was read, whole;
 # (h) without /proc (a mount namespace with none, or the shim's
-#     FAULTSHIM_NOPROC) an existing destination is opened again by its
-#     name, a new one read through its own descriptor, both still
+#     FAULTSHIM_NOPROC) an existing destination and a new one are read
+#     through their own descriptors (opened for reading too), both still
 #     direct, and a changed byte is still caught.
 # The stand-in builds of make platform-check (another system's direct
 # I/O switch, no __linux__) run this test too: their re-read never goes
@@ -294,9 +294,9 @@ note "(f) a new copy that cannot be read back is kept"
 
 # ---- (h, shim) no /proc: FAULTSHIM_NOPROC ----
 # Every open through /proc/self/fd fails as where /proc is not mounted:
-# an existing destination is opened again by its name, a new (unnamed)
-# one through its own descriptor, opened for reading too; both read back
-# direct, and what changed them is caught.
+# a destination, existing or new (unnamed), is read back through a copy
+# of its own descriptor, opened for reading too; both read back direct,
+# and what changed them is caught.
 if [ $linux = yes ]; then
   for opt in --direct=always --direct=never; do
     fresh d
@@ -308,8 +308,10 @@ if [ $linux = yes ]; then
     done
     cmp -s a d/a && cmp -s a d/b || fail "no /proc $opt: wrong copies"
     cp big d/a || exit 99
+    # (An existing file is read back through a copy of its descriptor,
+    # opened for reading too: a byte changed on its way is what it meets.)
     expect 1 "cp8M: verification failed for 'd/a'" \
-      env LD_PRELOAD="$pre" FAULTSHIM_NOPROC=1 FAULTSHIM_CHANGE="$work/d/" \
+      env LD_PRELOAD="$pre" FAULTSHIM_NOPROC=1 FAULTSHIM_FLIP="$work/d/" \
         cp8M --verify $opt a d/
     [ "$(size d/a)" -lt "$(size a)" ] ||
       fail "no /proc, changed $opt: not shorter than the source"

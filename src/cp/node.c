@@ -144,16 +144,19 @@ no_proc (int err)
   return err == ENOENT && access ("/proc/self/fd", F_OK) != 0;
 }
 
-/* Does the node's name still hold the node, not following a symbolic
-   link?  Then a call by name that does not follow one reaches the node
-   (short of a swap in the instant after this check: only where /proc
-   and the descriptor calls are missing).  */
+/* Does the node's whole name still hold the node, not following a
+   symbolic link?  Then a call by that name that does not follow one
+   reaches the node (short of a swap in the instant after this check:
+   only where /proc and the descriptor calls are missing).  The check
+   looks the name up as the call will: from the working directory, the
+   directories on the way included.  */
 static bool
 name_holds_node (struct node const *n)
 {
   struct stat a, b;
+  /* The whole name: absolute when the user's is, hence AT_FDCWD.  */
   if (fstat (n->fd, &a) != 0
-      || fstatat (n->dirfd, n->rel, &b, AT_SYMLINK_NOFOLLOW) != 0)
+      || fstatat (AT_FDCWD, n->name, &b, AT_SYMLINK_NOFOLLOW) != 0)
     return false;
   if (!SAME_INODE (a, b))
     {
@@ -230,7 +233,8 @@ node_utimens (struct node const *n, struct timespec const ts[2])
     return 0;
   if (!no_proc (errno) || !name_holds_node (n))
     return -1;
-  return utimensat (n->dirfd, n->rel, ts, AT_SYMLINK_NOFOLLOW);
+  /* The whole name (absolute when the user's is), as checked.  */
+  return utimensat (AT_FDCWD, n->name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
 /* The extended-attribute calls: on the descriptor when it can read and

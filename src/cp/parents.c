@@ -39,14 +39,17 @@ struct parent_dir
   mode_t want_mode;
 };
 
-/* Create the missing directory P (the last component of P->rel, named
-   COMP, relative to AT) for P->src in the directory AT.  Return a descriptor of it
-   (O_PATH, checked to be the directory made: node.h), or -1 after
-   reporting a failure.  */
-static int
+/* Create the missing directory P (named COMP, relative to AT) for
+   P->src in the directory AT.  With HOLD, set *FD to a descriptor of it
+   (O_PATH, checked to be the directory made: node.h); else to -1, the
+   descriptor closed once the directory's mode allows its contents in
+   (and, with no descriptor free at all, none: what it is is then noted
+   by name).  Return false after reporting a failure.  */
+static bool
 make_one (struct cp8m_options const *o, int at, char const *comp,
-          struct parent_dir *p)
+          struct parent_dir *p, bool hold, int *fd)
 {
+  *fd = -1;
   mode_t src_mode = p->st.st_mode;
   mode_t omitted = src_mode & (o->preserve_ownership ? S_IRWXG | S_IRWXO
                                : o->preserve_mode ? S_IWGRP | S_IWOTH : 0);
@@ -56,7 +59,7 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
   if (mkdirat (at, comp, mode) != 0)
     {
       error (0, errno, "cannot make directory %s", quote_file (p->dst));
-      return -1;
+      return false;
     }
   p->created = true;
   if (o->verbose)
@@ -69,8 +72,16 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
   struct loc loc = { at, comp, p->dst, false };
   struct node pin;
   struct stat st;
-  if (!node_open_made (&pin, &loc, S_IFDIR, 0, &st))
-    return -1;
+  bool pinned = node_try_made (&pin, &loc, S_IFDIR, 0, &st);
+  int err = errno;
+  if (!pinned && (hold || (err != EMFILE && err != ENFILE)
+                  || fstatat (at, comp, &st, AT_SYMLINK_NOFOLLOW) != 0
+                  || !S_ISDIR (st.st_mode)))
+    {
+      if (err == EMFILE || err == ENFILE)
+        error (0, err, "cannot stat %s", quote_file (p->dst));
+      return false;
+    }
   p->dst_st = st;
   if (!o->preserve_mode)
     {
@@ -82,36 +93,52 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
           p->want_mode = (st.st_mode | omitted) & 07777;
         }
     }
-  if ((st.st_mode & S_IRWXU) != S_IRWXU
-      && node_chmod (&pin, st.st_mode | S_IRWXU) != 0)
+  /* Its contents must go in; without a descriptor of it, it is not
+     changed at all (never by name).  */
+  bool open_to_us = (st.st_mode & S_IRWXU) == S_IRWXU;
+  if (!open_to_us && !pinned)
+    {
+      error (0, err, "setting permissions for %s", quote_file (p->dst));
+      return false;
+    }
+  if (!open_to_us && node_chmod (&pin, st.st_mode | S_IRWXU) != 0)
     {
       error (0, errno, "setting permissions for %s", quote_file (p->dst));
       node_close (&pin);
-      return -1;
+      return false;
     }
-  return pin.fd;
+  if (hold)
+    *fd = pin.fd;
+  else if (pinned)
+    node_close (&pin);
+  return true;
 }
 
-/* The existing directory COMP (relative to AT) of AT for P (its status, following a
-   symbolic link as GNU cp does, in P->dst_st): a descriptor of it
-   (O_PATH, checked to be what was seen), or -1 after reporting.  */
-static int
-open_existing (int at, char const *comp, struct parent_dir *p)
+/* The existing directory COMP (relative to AT) of AT for P (its status,
+   following a symbolic link as GNU cp does, in P->dst_st).  With HOLD,
+   set *FD to a descriptor of it (O_PATH, checked to be what was seen),
+   else to -1.  Return false after reporting a failure.  */
+static bool
+open_existing (int at, char const *comp, struct parent_dir *p, bool hold,
+               int *fd)
 {
+  *fd = -1;
   if (!S_ISDIR (p->dst_st.st_mode))
     {
       error (0, 0, "%s exists but is not a directory", quote_file (p->dst));
-      return -1;
+      return false;
     }
   p->via_link = fstatat (at, comp, &p->link_st, AT_SYMLINK_NOFOLLOW) == 0
                 && S_ISLNK (p->link_st.st_mode);
   struct node n;
-  if (!node_open_seen (&n, at, comp, p->dst, &p->dst_st, true))
+  if (hold && !node_open_seen (&n, at, comp, p->dst, &p->dst_st, true))
     {
       error (0, errno, "cannot access %s", quote_file (p->dst));
-      return -1;
+      return false;
     }
-  return n.fd;
+  if (hold)
+    *fd = n.fd;
+  return true;
 }
 
 /* Is the directory part of RELPATH (under DIRFD) there already,
@@ -159,8 +186,15 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
   char *relpath = rel;
   while (*relpath == '/')
     relpath++;
-  if (all_there (dirfd, relpath, &made->fd))
-    return true;
+  int there_fd = -1;
+  if (all_there (dirfd, relpath, &there_fd))
+    {
+      if (made->by_name && there_fd >= 0)
+        close (there_fd);
+      else
+        made->fd = there_fd;
+      return true;
+    }
   /* Each directory is made or met in the one before, through its
      descriptor: a name swapped for a symbolic link meanwhile cannot send
      the rest of the chain, nor the operand's copy, elsewhere.  Those
@@ -174,6 +208,10 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
   while ((slash = strchr (slash, '/')))
     {
       *slash = '\0';
+      /* Held by name (the lowest descriptor limits: dirfds.c), each is
+         reached from DIRFD by its whole name under it, as GNU cp does.  */
+      if (made->by_name)
+        comp = relpath;
       struct parent_dir *p = xzalloc (sizeof *p);
       p->src = xstrdup (src);
       p->dst = xstrdup (dst);
@@ -185,12 +223,11 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
                 : stat (p->src, &p->st) != 0 ? errno
                 : S_ISDIR (p->st.st_mode) ? 0 : ENOTDIR;
       int next = -1;
+      bool hold = !made->by_name;
+      bool ok = !err && (missing ? make_one (o, at, comp, p, hold, &next)
+                                 : open_existing (at, comp, p, hold, &next));
       if (err)
         error (0, err, "failed to get attributes of %s", quote_file (p->src));
-      else if (missing)
-        next = make_one (o, at, comp, p);
-      else
-        next = open_existing (at, comp, p);
       *dst_absent = missing;
       if (kept)
         {
@@ -203,11 +240,14 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
       while (*slash == '/')
         slash++;
       comp = slash;
-      if (made->fd >= 0)
-        close (made->fd);
-      made->fd = at = next;
-      if (next < 0)
+      if (!ok)
         return false;
+      if (hold)
+        {
+          if (made->fd >= 0)
+            close (made->fd);
+          made->fd = at = next;
+        }
     }
   return true;
 }

@@ -18,7 +18,11 @@ struct parents
 {
   struct parent_dir *list;
   int fd;       /* the operand's own parent directory, as made or met
-                   (O_PATH), or -1 when the operand has no directory */
+                   (O_PATH), or -1 when the operand has no directory or
+                   BY_NAME */
+  bool by_name; /* set by the caller: hold no descriptor, reach each
+                   directory by its name under the target (the lowest
+                   descriptor limits, dirfds.c) */
 };
 
 /* DST is the target directory's name joined with the operand; REL

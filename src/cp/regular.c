@@ -31,8 +31,20 @@ static int
 open_existing (struct cp8m_options const *o, struct loc const *dst,
                bool *dst_new, bool *failed)
 {
-  int fd = openat (dst->dirfd, dst->rel,
-                   O_WRONLY | O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC));
+  /* --verify reads the copy back through a descriptor of it (reread.c):
+     a regular file is opened for reading too where its mode allows, so
+     that it need not be opened again by a name someone may have swapped
+     meanwhile.  (Not a FIFO: one open for reading too would never wait
+     for its reader.)  */
+  int acc = O_WRONLY;
+  struct stat st;
+  if (o->verify && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
+      && S_ISREG (st.st_mode))
+    acc = O_RDWR;
+  int flags = O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC);
+  int fd = openat (dst->dirfd, dst->rel, acc | flags);
+  if (fd < 0 && acc == O_RDWR && errno == EACCES)
+    fd = openat (dst->dirfd, dst->rel, O_WRONLY | flags);
   if (fd < 0 && errno == ENOENT)
     {
       /* Gone since it was looked at (NFS does this, and so does anyone

@@ -36,9 +36,11 @@ static int
 open_dest_again (void *arg)
 {
   struct dest const *d = arg;
-  /* A file this copy made was opened for reading as well (dest_create):
-     a copy of its descriptor reads it whatever its mode, and has no
-     need of its name (an unnamed one has none).  */
+  /* A file this copy made was opened for reading as well (dest_create),
+     and so was an existing regular file its mode lets us read
+     (regular.c): a copy of its descriptor reads it, and has no need of
+     its name (an unnamed one has none; an existing one may have been
+     swapped meanwhile).  */
   int fl = fcntl (d->fd, F_GETFL);
   if (fl >= 0 && (fl & O_ACCMODE) == O_RDWR)
     return fcntl (d->fd, F_DUPFD_CLOEXEC, 0);

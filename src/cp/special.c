@@ -149,16 +149,27 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
 }
 
 /* The source special file SRC (of status SST) for reading its
-   attributes: through a descriptor when it can still be opened as the
-   file the walk saw, else by its name.  */
-static void
+   attributes: through a descriptor of the file the walk saw, or, when
+   no descriptor is left for it, by its name.  Return false after
+   reporting that the name holds another file now: its attributes are
+   not the ones to copy.  */
+static bool
 open_special_source (struct node *sn, struct loc const *src,
                      struct stat const *sst)
 {
   /* Following a symbolic link: SST is what -L or -H found at its end.  */
   if (!node_open_seen (sn, src->dirfd, src->rel, src->name, sst, true))
-    node_of_fd (sn, src, -1, sst->st_mode & S_IFMT, false);
+    {
+      if (errno != EMFILE && errno != ENFILE)
+        {
+          error (0, 0, "%s was replaced while being copied",
+                 quote_file (src->name));
+          return false;
+        }
+      node_of_fd (sn, src, -1, sst->st_mode & S_IFMT, false);
+    }
   sn->source = true;
+  return true;
 }
 
 bool
@@ -188,7 +199,11 @@ copy_special (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, sst->st_mode & S_IFMT, sst->st_rdev, &st))
     return false;
-  open_special_source (&sn, src, sst);
+  if (!open_special_source (&sn, src, sst))
+    {
+      node_close (&dn);
+      return false;
+    }
   struct meta_plan plan = { .dst_new = true, .omitted = omitted };
   bool ok = apply_metadata (c, &sn, sst, &dn, &plan);
   node_close (&sn);
