@@ -130,8 +130,16 @@ caught () {
   _cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status")
   [ ${#_cgt} -eq 16 ] || fail "cannot read the caught signals of $1"
   _lo=$((0x$(echo "$_cgt" | cut -c9-16))) _hi=$((0x$(echo "$_cgt" | cut -c1-8)))
+  # The shell names signals as glibc does (SIGRTMIN 34); musl, the other
+  # C library cp8M is built with, keeps 32 to 34 for itself.
+  _libc_rtmin=34
+  [ "$cp8m_libc" = glibc ] || _libc_rtmin=35
   _n=1
   while _name=$(kill -l $_n 2>/dev/null); do
+    if [ $_n -ge 32 ] && [ $_n -lt $_libc_rtmin ]; then
+      _n=$((_n + 1))
+      continue
+    fi
     if [ $_n -le 32 ]; then
       _bit=$((_lo >> (_n - 1) & 1))
     else

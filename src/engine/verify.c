@@ -426,7 +426,9 @@ verify_run (struct verify_rec *rec, struct verify_io const *io,
          cannot be made.  */
       vr->note = "the destination cannot be opened for reading";
       vr->note_errno = errno;
-      vr->how = NULL;
+      /* No comparison was made: how it would have been made says
+         nothing.  */
+      vr->how = vr->how_why = NULL;
       return vfail (vr, ENGINE_SIDE_NONE, errno);
     }
   vr->checked = true;
