@@ -14,9 +14,20 @@ make_deep () {
     cd "$1" || exit 1
     i=0
     while [ $i -lt "$2" ]; do
-      _n=$3-$i
-      [ -n "${same_names:-}" ] && _n=$3
-      mkdir "$_n" && cd "$_n" || exit 1
+      # One level at a time down to level 9, then by one mkdir and one cd
+      # down to the next multiple of 50: each cd walks the whole path in
+      # the kernel, and a cd per level took minutes at 2000 levels.
+      _to=$i
+      [ $i -ge 10 ] && _to=$(( (i + 49) / 50 * 50 ))
+      [ $_to -ge "$2" ] && _to=$(($2 - 1))
+      _p=
+      while [ $i -le $_to ]; do
+        _n=$3-$i
+        [ -n "${same_names:-}" ] && _n=$3
+        _p=${_p:+$_p/}$_n i=$((i + 1))
+      done
+      mkdir -p "$_p" && cd "$_p" || exit 1
+      i=$_to
       [ $i -eq 3 ] && level3=$PWD
       [ $((i % 50)) -eq 0 ] && echo "data $i" >"file-$i"
       if [ $i -eq 7 ]; then
