@@ -58,7 +58,10 @@
        process.
        Where /proc is not used (FAULTSHIM_NOPROC, or a build for another
        system), the first open for reading only of a regular file whose
-       absolute name starts with PREFIX does the same.
+       absolute name starts with PREFIX does the same, and so does the
+       first copy (F_DUPFD_CLOEXEC) of a descriptor whose link starts
+       with PREFIX (how cp8M reads back a file it holds open for reading
+       and writing).
    FAULTSHIM_NODIRECT=PREFIX
        such an open with O_DIRECT fails with EINVAL, as on a file system
        that refuses direct I/O.
@@ -628,7 +631,18 @@ before_reread_by_name (int dirfd, char const *path, int flags)
   return true;
 }
 
-/* fcntl: FAULTSHIM_NOREREAD's refusal of F_DUPFD_CLOEXEC.  */
+/* FAULTSHIM_CHANGE's change of the file open as FD (the shim itself
+   still sees /proc).  */
+static void
+change_through (int fd)
+{
+  char name[sizeof "/proc/self/fd/" + 3 * sizeof (int)];
+  snprintf (name, sizeof name, "/proc/self/fd/%d", fd);
+  flip_first_byte (AT_FDCWD, name);
+}
+
+/* fcntl: FAULTSHIM_NOREREAD's refusal of F_DUPFD_CLOEXEC, and
+   FAULTSHIM_CHANGE's change before it.  */
 #define WRAP_FCNTL(name)                                                \
   int                                                                   \
   name (int fd, int cmd, ...)                                           \
@@ -643,6 +657,8 @@ before_reread_by_name (int dirfd, char const *path, int flags)
         errno = EIO;                                                    \
         return -1;                                                      \
       }                                                                 \
+    if (cmd == F_DUPFD_CLOEXEC && fd_matches (fd, "FAULTSHIM_CHANGE"))  \
+      change_through (fd);                                              \
     return real_##name (fd, cmd, arg);                                  \
   }
 
