@@ -190,8 +190,11 @@ start_run () {
      sleep 0.02
    done) &
   by_pid=$!
+  # stdbuf preloads its library, which AddressSanitizer's runtime must
+  # be told to accept.
   # shellcheck disable=SC2086
-  stdbuf -oL "$copier" -v $2 -rT src "$tm/live/dst" >out 2>err &
+  env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    stdbuf -oL "$copier" -v $2 -rT src "$tm/live/dst" >out 2>err &
   cp_pid=$!
 }
 
