@@ -273,7 +273,7 @@ main (int argc, char **argv)
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem, .progress = progress,
-                        .max_open_levels = dirfds_max_levels (),
+                        .max_open_levels = dirfds_max_levels (o.parents),
                         .ahead_fd_limit = dirfds_ahead_limit (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
   c.ahead_files = dirfds_ahead_files (c.max_open_levels);

@@ -150,9 +150,11 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
                      struct walk *w);
 
 /* dirfds.c: how many directory levels a walk keeps open, from the
-   descriptor limit (RLIMIT_NOFILE) and the descriptors already open;
-   0 when too few are left for one (levels are then held by name).  */
-unsigned int dirfds_max_levels (void);
+   descriptor limit (RLIMIT_NOFILE), the descriptors already open and
+   HELD more that the run will hold beside the walk's (--parents: the
+   directory an operand is copied into); 0 when too few are left for
+   one (levels are then held by name).  */
+unsigned int dirfds_max_levels (unsigned int held);
 
 /* dirfds.c: the descriptor number below which the walk's next files
    may be opened for reading ahead (copy_ctx.ahead_fd_limit).  */

@@ -64,10 +64,11 @@
 enum { RESERVED_FDS = 12, MAX_OPEN_LEVELS = 16, MIN_OPEN_LEVELS = 1 };
 
 /* Holding a level takes its two descriptors and, while a file in it is
-   copied, the file's two (or, while the walk steps down, the next
-   level's two).  GNU cp holds none and copies with two: with fewer
-   free than this, no level is held.  */
-enum { HELD_LEVEL_FDS = 4 };
+   copied, the file's two; while the walk steps down, the next level's
+   two and the O_PATH descriptor of the directory just made, which its
+   destination is opened through (node.h).  GNU cp holds none and copies
+   with two: with fewer free than this, no level is held.  */
+enum { HELD_LEVEL_FDS = 5 };
 
 /* How many descriptors are open now (those a parent left open count
    against the limit too), or -1 if /proc cannot say.  */
@@ -109,9 +110,11 @@ spare_fds (void)
 }
 
 unsigned int
-dirfds_max_levels (void)
+dirfds_max_levels (unsigned int held)
 {
   long n = free_fds ();
+  if (n != LONG_MAX)
+    n -= held;
   if (n < HELD_LEVEL_FDS)
     return 0;
   n = (n == LONG_MAX ? n : n - RESERVED_FDS) / 2;
