@@ -19,15 +19,6 @@ rm -f "$probe"
 
 M=1048576
 
-# evict FILE...: push FILE's pages out of the page cache (written back
-# first), so that the copy starts cold.
-evict () {
-  sync
-  for f; do
-    dd if="$f" iflag=nocache count=0 status=none
-    dd of="$f" oflag=nocache conv=notrunc,fdatasync count=0 status=none
-  done
-}
 
 # resident FILE: pages of FILE in the page cache.
 resident () {

@@ -191,3 +191,19 @@ random_file () {
   head -c "$2" /dev/urandom >"$1" || fail "cannot make $1"
   [ "$(stat -c %s "$1")" -eq "$2" ] || fail "$1 has the wrong size"
 }
+
+# evict FILE...: FILE's pages written back and dropped from the page
+# cache, so that a copy of it starts cold.  Per file, never the global
+# drop_caches: that would also take away what tests running beside this
+# one (make -j check) keep cached on purpose.
+evict () {
+  for _f; do
+    dd of="$_f" oflag=nocache conv=notrunc,fdatasync count=0 status=none &&
+      dd if="$_f" iflag=nocache count=0 status=none || return 1
+  done
+}
+
+# evict_tree DIR...: evict every regular file under DIR.
+evict_tree () {
+  find "$@" -type f | while IFS= read -r _f; do evict "$_f" || exit 1; done
+}

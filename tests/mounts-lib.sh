@@ -86,12 +86,6 @@ mount_bindfs_direct () {
   mp=$_mp
 }
 
-# drop_caches: start cold.
-drop_caches () {
-  sync
-  echo 3 >/proc/sys/vm/drop_caches
-}
-
 # make_shape NAME FILE: one of the test files.
 make_shape () {
   _M=1048576

@@ -64,13 +64,27 @@ find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
 CP8M_PREFETCH_LOCKSTEP=1
 export CP8M_PREFETCH_LOCKSTEP
 
-# traced OUT ARGS...: cp8M ARGS under strace, caches dropped first (the
-# kernel skips what is cached), the trace in OUT; MAIN: the main
+# evict_sources ARGS...: evict the files of every operand in cp8M's ARGS
+# but the last (bindfs's through the directory behind it).
+evict_sources () {
+  _n=0
+  for _a; do case $_a in -*) ;; *) _n=$((_n + 1)) ;; esac; done
+  for _a; do
+    case $_a in -*) continue ;; esac
+    _n=$((_n - 1))
+    [ $_n -gt 0 ] || break
+    case $_a in "$fuse"/*) _a=$disk/under/${_a#"$fuse"/} ;; esac
+    evict_tree "$_a" || fail "cannot evict $_a"
+  done
+}
+
+# traced OUT ARGS...: cp8M ARGS under strace, its sources evicted first
+# (the kernel skips what is cached), the trace in OUT; MAIN: the main
 # thread's process id (the first line's).
 traced () {
   _out=$1
   shift
-  [ -n "${keep_cache:-}" ] || drop_caches
+  [ -n "${keep_cache:-}" ] || evict_sources "$@"
   trace -f -o "$_out" -e trace=open,openat,fadvise64 cp8M "$@" ||
     fail "cp8M $* failed"
   main=$(head -n 1 "$_out" | cut -d' ' -f1)
@@ -208,7 +222,7 @@ note "nothing warmed into an existing directory, with --direct=always, -l, -s, -
 for lim in 12 40 200; do
   rm -rf ours
   find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
-  drop_caches
+  evict_tree tree || exit 99
   (ulimit -n $lim && trace -f -o trace.lim -e trace=openat,fadvise64 \
      "$CP8M" -a tree ours) 2>err ||
     fail "cp8M -a under ulimit -n $lim failed: $(cat err)"
@@ -242,7 +256,7 @@ mount_loop ext4 16 few "-N 32" || fail "cannot set up a small ext4"; few=$mp
 mkdir many || exit 99
 i=0
 while [ $i -lt 150 ]; do random_file "many/f$i" 5000; i=$((i + 1)); done
-drop_caches
+evict_tree many || exit 99
 trace -f -o trace.few -e trace=fadvise64 cp8M -r many "$few/m" 2>err.few &&
   fail "150 files into 32 inodes: no failure"
 grep -q "No space left on device" err.few || fail "no ENOSPC: $(head -n 3 err.few)"
@@ -269,7 +283,7 @@ rm -rf ours
 mkdir chg || exit 99
 i=0
 while [ $i -lt 8 ]; do random_file "chg/f$i" 20000; i=$((i + 1)); done
-drop_caches
+evict_tree chg || exit 99
 trace -f -o trace.chg -e trace=pwrite64,fadvise64 \
   -e inject=pwrite64:delay_exit=2000000:when=2 cp8M -r chg ours &
 pid=$!
@@ -295,8 +309,8 @@ note "files rewritten after warming: copied as rewritten"
 #    cached in part (every other file in the walk's order, by inode, so
 #    that never 4 in a row): the files not cached are warmed, those
 #    cached are not (each file has a size of its own).  Both need what
-#    was read in to stay cached until the copy looks: another test's
-#    drop_caches (make -j check) can take it away, so an attempt whose
+#    was read in to stay cached until the copy looks: memory pressure
+#    (make -j check) can take it away, so an attempt whose
 #    counts are off is made again, up to three times; a fault in cp8M
 #    fails all three.  cachestat came with Linux 6.5: before it, every
 #    file is warmed.
@@ -322,7 +336,7 @@ all_cached () {
 
 # half_cached: the same, every other file read in first.
 half_cached () {
-  drop_caches
+  evict_tree cached || exit 99
   (cd cached && xargs cat) <incache >/dev/null
   rm -rf ours
   keep_cache=1 traced trace.half -r cached ours
