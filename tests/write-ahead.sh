@@ -13,7 +13,7 @@
 #     less the umask, a read-only file, the group of a set-group-ID
 #     directory, a directory's default ACL;
 #   - a next file in which a hole is punched after it was written ahead
-#     is copied as it is at the end, as GNU cp copies it (read-ahead.sh
+#     is copied as it is at the end, as GNU cp copies it (read-ahead-shim.sh
 #     cuts or grows one at its first read, which writing ahead follows);
 #   - none is written ahead where the copy would not take it: --verify,
 #     --sparse=always, an existing destination;
@@ -183,7 +183,7 @@ note "mode, umask, set-group-ID directory, default ACL: as GNU cp's"
 
 # 4. The next file changes after it was written ahead.  Cut or grown at
 #    its first read (the read-ahead's, whose chunks are then written
-#    ahead): read-ahead.sh's fault-shim checks, where b is written ahead.
+#    ahead): read-ahead-shim.sh's checks, where b is written ahead.
 # A hole punched in the next file after its chunks were written ahead:
 # strace stops cp8M after a is linked (its first link), and the hole is
 # punched in c then, while c waits, written ahead, for its own copy.
