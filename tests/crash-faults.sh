@@ -16,10 +16,8 @@ need_fuse
 command -v strace >/dev/null || skip "strace is not installed"
 
 M=1048576
-mount_loop ext4 1536 disk || fail "cannot set up ext4"; disk=$mp
+mount_disk_fuse 1536
 mount_tmpfs 16 full || fail "cannot set up tmpfs"; full=$mp
-mkdir "$disk/under" || exit 99
-mount_bindfs_direct "$disk/under" fuse || fail "cannot set up bindfs"; fuse=$mp
 cd "$disk" || exit 99
 random_file s16 $((16*M + 3000))
 random_file old $((M + 5))

@@ -34,6 +34,24 @@ find_cp8m () {
   done
 }
 
+# stopped_at TRACE JOB: wait until every thread of the cp8M that the
+# background job JOB runs under strace -f (writing to TRACE) has stopped
+# (SIGSTOP, which strace injects, -e inject=CALL:signal=SIGSTOP:when=N,
+# or the caller sends; TRACE then has a "stopped by SIGSTOP" line for
+# each thread), at most 30 s; set cp to that cp8M's pid.  What the caller
+# does meanwhile happens at that point of the copy, however busy the
+# machine, until it sends SIGCONT.
+stopped_at () {
+  _i=0
+  until cp=$(descendant "$2" cp8M) &&
+        _n=$(ls "/proc/$cp/task" 2>/dev/null | wc -l) && [ "$_n" -gt 0 ] &&
+        [ "$(grep -c 'stopped by SIGSTOP' "$1" 2>/dev/null)" -ge "$_n" ]; do
+    _i=$((_i + 1))
+    [ $_i -lt 3000 ] || fail "no cp8M stopped under job $2 in 30 s"
+    sleep 0.01
+  done
+}
+
 # hidden_temps DIR: the names of cp8M's hidden temporaries in DIR, one
 # a line.  is_hidden_temp NAME: true for ".cp8M-" and six characters.
 hidden_temps () {

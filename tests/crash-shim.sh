@@ -28,9 +28,7 @@ need_shim
 pre_cp8m=$(shim_preload cp8M) pre_gnu=$(shim_preload "$GNU_CP")
 
 M=1048576
-mount_loop ext4 256 disk || fail "cannot set up ext4"; disk=$mp
-mkdir "$disk/under" || exit 99
-mount_bindfs_direct "$disk/under" fuse || fail "cannot set up bindfs"; fuse=$mp
+mount_disk_fuse 256
 cd "$disk" || exit 99
 random_file s16 $((16*M + 3000))
 random_file old $((M + 5))
