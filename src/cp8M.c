@@ -307,7 +307,10 @@ main (int argc, char **argv)
     }
 
   bool ok = true;
-  if (t.dir)
+  /* Into the directory T.DIR unless there is one destination T.DEST
+     (resolve_target sets one of them; tested on T.DEST, gcc 12's
+     -fanalyzer sees that it is not NULL below).  */
+  if (!t.dest)
     for (int i = 0; i < t.n_sources; i++)
       {
         /* The next operands, for the engine to read ahead (it reads

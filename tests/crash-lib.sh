@@ -1,5 +1,6 @@
 # Sourced after init.sh by the tests of crash-safe destinations
-# (kill-torture.sh, interrupt.sh, crash-faults.sh, signals.sh, faults.sh).
+# (kill-torture.sh, interrupt.sh, crash-faults.sh, crash-shim.sh,
+# signals.sh, faults.sh) and the other tests of the fault shim.
 #
 # A new destination stays invisible until it is complete: it is written
 # as an unnamed O_TMPFILE, or where that is refused (FUSE, NFS) under a
@@ -29,6 +30,24 @@ find_cp8m () {
   until cp=$(descendant "$1" cp8M); do
     _i=$((_i + 1))
     [ $_i -lt 1000 ] || fail "no cp8M started under job $1"
+    sleep 0.01
+  done
+}
+
+# stopped_at TRACE JOB: wait until every thread of the cp8M that the
+# background job JOB runs under strace -f (writing to TRACE) has stopped
+# (SIGSTOP, which strace injects, -e inject=CALL:signal=SIGSTOP:when=N,
+# or the caller sends; TRACE then has a "stopped by SIGSTOP" line for
+# each thread), at most 30 s; set cp to that cp8M's pid.  What the caller
+# does meanwhile happens at that point of the copy, however busy the
+# machine, until it sends SIGCONT.
+stopped_at () {
+  _i=0
+  until cp=$(descendant "$2" cp8M) &&
+        _n=$(ls "/proc/$cp/task" 2>/dev/null | wc -l) && [ "$_n" -gt 0 ] &&
+        [ "$(grep -c 'stopped by SIGSTOP' "$1" 2>/dev/null)" -ge "$_n" ]; do
+    _i=$((_i + 1))
+    [ $_i -lt 3000 ] || fail "no cp8M stopped under job $2 in 30 s"
     sleep 0.01
   done
 }
@@ -74,17 +93,10 @@ inode () {
   stat -c %i "$1"
 }
 
-# same FILE REF [SUM]: FILE has REF's size and bytes.  Files over 128
-# MiB (the sparse 1 GiB ones) are compared by cksum, which reads them
-# several times faster than cmp does; SUM, when given, is REF's cksum
-# output for "cksum <REF", computed once by the caller.
+# same FILE REF: FILE has REF's size and bytes (tests/sparsecmp reads
+# only where one of them has data: the torture's sparse files are 1 GiB).
 same () {
-  [ -f "$1" ] && [ "$(size "$1")" -eq "$(size "$2")" ] || return 1
-  if [ "$(size "$2")" -le 134217728 ]; then
-    cmp -s "$1" "$2"
-  else
-    [ "$(cksum <"$1")" = "${3:-$(cksum <"$2")}" ]
-  fi
+  [ -f "$1" ] && "$abs_top_builddir/tests/sparsecmp" "$1" "$2"
 }
 
 # Faults injected into a dynamically linked cp8M by tests/faultshim.so
@@ -118,4 +130,29 @@ shim_usable () {
     return 1
   fi
   fail "tests/faultshim.so does not load into cp8M: $(cat "$work/.shim-err")"
+}
+
+# need_shim: skip the test (77) when the shim cannot load into cp8M (a
+# static binary): the harness then counts its checks as skipped, where a
+# pass would claim them.  The tests that need the shim are kept apart
+# from those that do not (verify-shim.sh beside verify.sh...), so that a
+# static build still runs the rest.
+need_shim () {
+  shim_usable ||
+    skip "cp8M is statically linked: LD_PRELOAD cannot load tests/faultshim.so into it"
+}
+
+# fresh DIR: an empty DIR.
+fresh () {
+  rm -rf "$1" && mkdir "$1" || fail "cannot make $1"
+}
+
+# failed WHAT DEST: the last copy exited 1 ($status) and its standard error
+# ($work/err) has a line "cp8M: ... 'DEST' ...: Input/output error" (or
+# the cause in $cause).
+failed () {
+  libc_words "$work/err"
+  [ "$status" -eq 1 ] || fail "$1: exit $status, expected 1 ($(cat "$work/err"))"
+  grep -q "^cp8M: .*'$2'.*: ${cause:-Input/output error}\$" "$work/err" ||
+    fail "$1: no message naming '$2' (got: $(cat "$work/err"))"
 }

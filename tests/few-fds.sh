@@ -41,12 +41,6 @@ ulimit -n "$n" && exec "$@"' lim "$@"
 EOF2
 chmod 755 lim "$work" || exit 99
 
-# evict FILE: FILE's pages written back and dropped from the page cache,
-# so that cp8M copies it with direct I/O.
-evict () {
-  dd of="$1" oflag=nocache conv=notrunc,fdatasync count=0 status=none &&
-    dd if="$1" iflag=nocache count=0 status=none
-}
 RUN_SETUP='evict src/a/b/big'
 
 # zero_free: with no descriptor free at all (-n 4 into an existing

@@ -186,8 +186,50 @@ descendant () {
   return 1
 }
 
+# debug_buffers FILE: the buffers a run of cp8M --debug was granted, from
+# the "memory budget:" line it wrote to FILE: sets buf_depth, buf_size
+# (in bytes), buf_text (as printed: "8 MiB") and buf_capped ("yes" when
+# the budget made them fewer or smaller than asked for, or than the
+# defaults).  The budget is a quarter of what this machine, or its
+# cgroup, has free: a test that counts I/Os takes their size from here,
+# and holds cp8M to its defaults only where nothing was capped.
+debug_buffers () {
+  _l=$(grep -m 1 '^memory budget: .*; buffers: up to ' "$1") ||
+    fail "no memory budget line in $1: $(cat "$1")"
+  _l=${_l##*; buffers: up to }
+  buf_depth=${_l%% x *}
+  buf_text=${_l#* x } buf_text=${buf_text%% (*}
+  case $buf_text in
+    *" GiB") buf_size=$((${buf_text% GiB} * 1073741824)) ;;
+    *" MiB") buf_size=$((${buf_text% MiB} * 1048576)) ;;
+    *" KiB") buf_size=$((${buf_text% KiB} * 1024)) ;;
+    *" bytes") buf_size=${buf_text% bytes} ;;
+    *) fail "no buffer size in '$_l'" ;;
+  esac
+  case $_l in
+    *", capped by the budget)") buf_capped=yes ;;
+    *) buf_capped=no ;;
+  esac
+}
+
 # random_file NAME SIZE: SIZE bytes of random data.
 random_file () {
   head -c "$2" /dev/urandom >"$1" || fail "cannot make $1"
   [ "$(stat -c %s "$1")" -eq "$2" ] || fail "$1 has the wrong size"
+}
+
+# evict FILE...: FILE's pages written back and dropped from the page
+# cache, so that a copy of it starts cold.  Per file, never the global
+# drop_caches: that would also take away what tests running beside this
+# one (make -j check) keep cached on purpose.
+evict () {
+  for _f; do
+    dd of="$_f" oflag=nocache conv=notrunc,fdatasync count=0 status=none &&
+      dd if="$_f" iflag=nocache count=0 status=none || return 1
+  done
+}
+
+# evict_tree DIR...: evict every regular file under DIR.
+evict_tree () {
+  find "$@" -type f | while IFS= read -r _f; do evict "$_f" || exit 1; done
 }

@@ -86,10 +86,15 @@ mount_bindfs_direct () {
   mp=$_mp
 }
 
-# drop_caches: start cold.
-drop_caches () {
-  sync
-  echo 3 >/proc/sys/vm/drop_caches
+# mount_disk_fuse SIZE_MIB: a loop-backed ext4 of SIZE_MIB at $disk and,
+# over its directory under/, a bindfs direct_io mount at $fuse (FUSE
+# refuses O_TMPFILE: new files go through hidden temporaries there).
+mount_disk_fuse () {
+  mount_loop ext4 "$1" disk || fail "cannot set up ext4"
+  disk=$mp
+  mkdir "$disk/under" || exit 99
+  mount_bindfs_direct "$disk/under" fuse || fail "cannot set up bindfs"
+  fuse=$mp
 }
 
 # make_shape NAME FILE: one of the test files.

@@ -27,6 +27,7 @@
 #     nothing), while one cached only in part is still warmed.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 . "$abs_top_srcdir/tests/mounts-lib.sh"
+. "$abs_top_srcdir/tests/crash-lib.sh"
 need_fuse
 command -v strace >/dev/null || skip "strace is not installed"
 
@@ -64,13 +65,27 @@ find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
 CP8M_PREFETCH_LOCKSTEP=1
 export CP8M_PREFETCH_LOCKSTEP
 
-# traced OUT ARGS...: cp8M ARGS under strace, caches dropped first (the
-# kernel skips what is cached), the trace in OUT; MAIN: the main
+# evict_sources ARGS...: evict the files of every operand in cp8M's ARGS
+# but the last (bindfs's through the directory behind it).
+evict_sources () {
+  _n=0
+  for _a; do case $_a in -*) ;; *) _n=$((_n + 1)) ;; esac; done
+  for _a; do
+    case $_a in -*) continue ;; esac
+    _n=$((_n - 1))
+    [ $_n -gt 0 ] || break
+    case $_a in "$fuse"/*) _a=$disk/under/${_a#"$fuse"/} ;; esac
+    evict_tree "$_a" || fail "cannot evict $_a"
+  done
+}
+
+# traced OUT ARGS...: cp8M ARGS under strace, its sources evicted first
+# (the kernel skips what is cached), the trace in OUT; MAIN: the main
 # thread's process id (the first line's).
 traced () {
   _out=$1
   shift
-  [ -n "${keep_cache:-}" ] || drop_caches
+  [ -n "${keep_cache:-}" ] || evict_sources "$@"
   trace -f -o "$_out" -e trace=open,openat,fadvise64 cp8M "$@" ||
     fail "cp8M $* failed"
   main=$(head -n 1 "$_out" | cut -d' ' -f1)
@@ -208,7 +223,7 @@ note "nothing warmed into an existing directory, with --direct=always, -l, -s, -
 for lim in 12 40 200; do
   rm -rf ours
   find tree -type f -exec touch -a -d 2001-02-03 {} + || exit 99
-  drop_caches
+  evict_tree tree || exit 99
   (ulimit -n $lim && trace -f -o trace.lim -e trace=openat,fadvise64 \
      "$CP8M" -a tree ours) 2>err ||
     fail "cp8M -a under ulimit -n $lim failed: $(cat err)"
@@ -242,7 +257,7 @@ mount_loop ext4 16 few "-N 32" || fail "cannot set up a small ext4"; few=$mp
 mkdir many || exit 99
 i=0
 while [ $i -lt 150 ]; do random_file "many/f$i" 5000; i=$((i + 1)); done
-drop_caches
+evict_tree many || exit 99
 trace -f -o trace.few -e trace=fadvise64 cp8M -r many "$few/m" 2>err.few &&
   fail "150 files into 32 inodes: no failure"
 grep -q "No space left on device" err.few || fail "no ENOSPC: $(head -n 3 err.few)"
@@ -262,24 +277,39 @@ cmp tree/sub/t9 ovlcopy/sub/t9 || fail "from the overlay: wrong copy"
 note "overlay on FUSE: nothing warmed"
 
 # 8. Files rewritten after they were warmed: the copy has what they hold
-#    at the end.  The copy of f1 is held (its write delayed 2 s), while
-#    the files after it, warmed by then (the trace shows it), are
-#    rewritten.
-rm -rf ours
+#    at the end.  The copy of f1 is held (its write delayed 2 s) while
+#    the files after it are warmed (the trace shows it); then cp8M is
+#    stopped (SIGSTOP), and the files are rewritten while f1 is not yet
+#    linked, so none of the copies after it has begun, however busy the
+#    machine.  (Where f1 was linked first, on a busy machine, the run is
+#    made again.)
 mkdir chg || exit 99
 i=0
 while [ $i -lt 8 ]; do random_file "chg/f$i" 20000; i=$((i + 1)); done
-drop_caches
-trace -f -o trace.chg -e trace=pwrite64,fadvise64 \
-  -e inject=pwrite64:delay_exit=2000000:when=2 cp8M -r chg ours &
-pid=$!
-i=0
-while [ "$(warmed trace.chg 2>/dev/null)" != 6 ] && [ $i -lt 200 ]; do
-  sleep 0.05
-  i=$((i + 1))
+tries=0
+while :; do
+  rm -rf ours trace.chg
+  evict_tree chg || exit 99
+  trace -f -o trace.chg -e trace=pwrite64,fadvise64 \
+    -e inject=pwrite64:delay_exit=2000000:when=2 cp8M -r chg ours &
+  pid=$!
+  i=0
+  while [ "$(warmed trace.chg 2>/dev/null)" != 6 ] && [ $i -lt 200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
+  if cp=$(descendant $pid cp8M) && kill -STOP "$cp" 2>/dev/null; then
+    stopped_at trace.chg $pid
+    [ -e ours/f1 ] || break
+    kill -CONT "$cp"
+  fi
+  wait $pid || fail "cp8M -r chg failed"
+  tries=$((tries + 1))
+  [ $tries -lt 5 ] || fail "f1 was copied before cp8M could be stopped, in 5 runs"
 done
 i=2
 while [ $i -lt 8 ]; do random_file "chg/f$i" 30000; i=$((i + 1)); done
+kill -CONT "$cp"
 wait $pid || fail "cp8M -r chg failed"
 [ "$(warmed trace.chg)" -eq 6 ] || fail "chg: f2 to f7 not warmed (the test lost its point)"
 i=0
@@ -295,8 +325,8 @@ note "files rewritten after warming: copied as rewritten"
 #    cached in part (every other file in the walk's order, by inode, so
 #    that never 4 in a row): the files not cached are warmed, those
 #    cached are not (each file has a size of its own).  Both need what
-#    was read in to stay cached until the copy looks: another test's
-#    drop_caches (make -j check) can take it away, so an attempt whose
+#    was read in to stay cached until the copy looks: memory pressure
+#    (make -j check) can take it away, so an attempt whose
 #    counts are off is made again, up to three times; a fault in cp8M
 #    fails all three.  cachestat came with Linux 6.5: before it, every
 #    file is warmed.
@@ -322,7 +352,7 @@ all_cached () {
 
 # half_cached: the same, every other file read in first.
 half_cached () {
-  drop_caches
+  evict_tree cached || exit 99
   (cd cached && xargs cat) <incache >/dev/null
   rm -rf ours
   keep_cache=1 traced trace.half -r cached ours

@@ -10,18 +10,15 @@
 #   - it happens (--debug's "read ahead"), early and several files
 #     ahead: the next files are opened for it before this one is linked
 #     into place (strace);
-#   - a next file that changes after it was read ahead (the fault shim
-#     cuts or grows it at its first read, which is the read-ahead's) is
-#     copied as it is at the end, as GNU cp copies it;
 #   - trees of files smaller than one buffer pay nothing for it (no
 #     O_PATH open), nor do destinations that exist or the second name of
 #     a file -a links, and it needs no descriptors a copy needs (ulimit
 #     -n).
+# (A next file that changes after it was read ahead: read-ahead-shim.sh.)
 . "${abs_top_srcdir:-.}/tests/init.sh"
 [ "$(id -u)" -eq 0 ] || skip "not root: cannot mount a loop device"
 [ -e /dev/loop-control ] || skip "no /dev/loop-control"
 . "$abs_top_srcdir/tests/mounts-lib.sh"
-. "$abs_top_srcdir/tests/crash-lib.sh"
 command -v strace >/dev/null || skip "strace is not installed"
 
 M=1048576
@@ -96,32 +93,7 @@ n=$(grep -c 'read ahead' debug.out)
 [ "$n" -eq 2 ] || { cat debug.out >&2; fail "operands: $n read ahead, expected 2 (b and c)"; }
 
 # 4. The next file changes at its first read, which is the read-ahead's:
-#    cut to 1234567 bytes, or grown by a file's contents.  GNU cp copies
-#    it as it is then; so must cp8M, without taking what it read before,
-#    nor what it wrote ahead of it (b's destination is made early while
-#    a is copied: write-ahead.sh).
-if shim_usable; then
-  random_file extra $((M + 12345))
-  for change in "FAULTSHIM_TRUNCATE=1234567" "FAULTSHIM_APPEND=$PWD/extra"; do
-    for side in gnu ours; do
-      rm -rf "src-$side" "dst-$side"
-      mkdir "src-$side" || exit 99
-      for f in a b c; do "$GNU_CP" "tree/$f" "src-$side/$f" || exit 99; done
-      if [ $side = gnu ]; then prog=$GNU_CP args=; else prog=cp8M args=$cp8m_args; fi
-      # shellcheck disable=SC2086
-      env LD_PRELOAD="$(shim_preload "$prog")" FAULTSHIM_SRC="$PWD/src-$side/b" \
-        "$change" "$prog" -r $args "src-$side" "dst-$side" 2>err ||
-        fail "$side, $change: exit $? ($(cat err))"
-      cmp "src-$side/b" "dst-$side/b" ||
-        fail "$side, $change: the copy of b is not b as it is now"
-    done
-    cmp dst-gnu/b dst-ours/b || fail "$change: cp8M's copy of b differs from GNU cp's"
-    for f in a c; do cmp "tree/$f" "dst-ours/$f" || fail "$change: $f differs"; done
-    note "next file changed at its read-ahead ($change): copied as it is now"
-  done
-else
-  note "cp8M is static: LD_PRELOAD cannot reach it, the changed-file checks are skipped"
-fi
+#    tests/read-ahead-shim.sh (the fault shim cuts or grows it).
 
 # 5. Small files: no open more (the read-ahead's O_PATH) for any of them
 #    in the main thread (another warms them: prefetch.sh).

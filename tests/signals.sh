@@ -16,10 +16,11 @@ cd "$dir" || exit 99
 M=1048576
 
 # Reads are slowed down (strace delays each pread64 by 50 ms, with one or
-# two in flight) so that the signal or the change always lands mid-copy,
-# however fast the disk.  A
-# non-interactive shell starts background jobs with SIGINT ignored; the
-# copy gets the default disposition back, as from a terminal.
+# two in flight, 2 GiB to read) so that the signal always lands mid-copy,
+# however fast the disk, and however busy the machine (the copy would
+# take 50 s and more).  A non-interactive shell starts background jobs
+# with SIGINT ignored; the copy gets the default disposition back, as
+# from a terminal.
 slow () {
   trace -f -o /dev/null -e trace=pread64 -e inject=pread64:delay_exit=50000 \
     env --default-signal=INT "$@"
@@ -47,7 +48,6 @@ for sig in INT TERM; do
   slow cp8M --direct=always --buffer-size=1M --queue-depth=2 big copy &
   pid=$!
   started $pid
-  sleep 0.3
   signal_copy "$sig" $pid || fail "no cp8M to signal"
   wait $pid
   status=$?
@@ -55,17 +55,29 @@ for sig in INT TERM; do
   [ ! -e copy ] || fail "SIG$sig left a partial destination ($(stat -c %s copy) bytes)"
 done
 [ "$(cksum <big)" = "$sum" ] || fail "the source was modified"
-rm -f big
 
 # An existing destination is overwritten, never removed.
-head -c $((64*M)) /dev/urandom >src
 echo old >existing
-slow cp8M --buffer-size=1M --queue-depth=1 src existing &
+slow cp8M --buffer-size=1M --queue-depth=1 big existing &
 pid=$!
-sleep 0.5
-signal_copy TERM $pid
+started $pid
+signal_copy TERM $pid || fail "no cp8M to signal"
 wait $pid
+[ $? -ne 0 ] || fail "existing destination: the copy finished before the signal"
 [ -e existing ] || fail "an existing destination was removed"
+rm -f big existing
+
+# stopped_copy ARGS...: cp8M ARGS in the background (job $pid, its
+# standard error in ./err), stopped (SIGSTOP, which strace sends at its
+# second read of ./src) until the caller sends it SIGCONT ($cp is its
+# pid): whatever the caller does meanwhile happens mid-copy.
+stopped_copy () {
+  rm -f "$work/stop.trace"
+  trace -f -o "$work/stop.trace" -P "$PWD/src" -e trace=pread64 \
+    -e inject=pread64:signal=SIGSTOP:when=2 cp8M "$@" 2>err &
+  pid=$!
+  stopped_at "$work/stop.trace" $pid
+}
 
 # The source shrinks, then grows, during the copy: as GNU cp, cp8M
 # copies until a read finds the end of the file, and succeeds.  What
@@ -75,14 +87,12 @@ for change in shrink grow; do
   head -c $((64*M)) /dev/urandom >src
   cp src before || fail "cannot save the source"
   rm -f copy
-  slow cp8M --direct=always --buffer-size=1M --queue-depth=1 src copy 2>err &
-  pid=$!
-  started $pid
-  sleep 0.3
+  stopped_copy --direct=always --buffer-size=1M --queue-depth=1 src copy
   case $change in
     shrink) truncate -s $((3*M)) src ;;
     grow) head -c 4096 /dev/urandom >>src ;;
   esac
+  kill -CONT "$cp"
   wait $pid
   status=$?
   [ $status -eq 0 ] || fail "source did $change: exit $status, expected 0 ($(cat err))"

@@ -4,57 +4,11 @@
 # its numbers must match a tree of known contents: files, directories,
 # symbolic links, specials, hard links, data bytes, hole bytes; errors
 # and exit 1 with the line still printed when a copy fails; direct and
-# buffered counts with --direct=always/never; and, through
-# tests/faultshim.so, a source that changes while it is copied and a
-# direct write the kernel refuses.  -v's standard output is the same
-# with and without --stats.
+# buffered counts with --direct=always/never.  -v's standard output is
+# the same with and without --stats.  (tests/stats-shim.sh: a source
+# that changes while it is copied, a direct write the kernel refuses.)
 . "${abs_top_srcdir:-.}/tests/init.sh"
-. "$abs_top_srcdir/tests/crash-lib.sh"
-
-command -v python3 >/dev/null || skip "python3 is missing"
-
-M=1048576
-
-# json ARGS...: run cp8M --stats=json ARGS; its standard error's last
-# line must be one JSON object that python3 -m json.tool accepts, and
-# it is left in $work/.json (the exit status in $status).
-json () {
-  cp8M --stats=json "$@" >"$work/.out" 2>"$work/.err"
-  status=$?
-  tail -n 1 "$work/.err" >"$work/.json"
-  python3 -m json.tool "$work/.json" >/dev/null ||
-    fail "cp8M --stats=json $*: not JSON: $(cat "$work/.err")"
-}
-
-# check WHAT EXPR...: each python EXPR, with the last JSON object as j,
-# must be true.
-check () {
-  _what=$1
-  shift
-  python3 - "$work/.json" "$@" <<'EOF' || fail "$_what: $(cat "$work/.json")"
-import json, sys
-line = open(sys.argv[1]).read()
-assert line.count("\n") == 1, "not exactly one line"
-j = json.loads(line)
-assert list(j)[:2] == ["schema", "version"], "schema and version not first"
-assert j["schema"] == "cp8M-stats" and j["version"] == 1
-for k, v in j.items():
-    if k in ("elapsed_seconds", "mib_per_second"):
-        assert isinstance(v, (int, float)) and v >= 0, k
-    elif isinstance(v, dict):
-        assert all(isinstance(n, int) and n > 0 for n in v.values()), k
-    elif k != "schema":
-        assert isinstance(v, int) and v >= 0, k
-# Every file copied as data went one way, and each table adds up.
-assert (j["direct"] + j["buffered"] + j["fell_back"] + j["reflinked"]
-        + j["offloaded"]) <= j["files"], "more ways than files"
-assert sum(j["buffered_why"].values()) == j["buffered"], "buffered_why"
-assert sum(j["fell_back_why"].values()) == j["fell_back"], "fell_back_why"
-for e in sys.argv[2:]:
-    if not eval(e):
-        sys.exit("false: " + e)
-EOF
-}
+. "$abs_top_srcdir/tests/stats-lib.sh"
 
 # ---- a tree of known contents, copied with -a ----
 
@@ -184,34 +138,4 @@ sed 's/t2/t1/g' out2 | cmp -s out1 - || fail "--stats changed -v's stdout"
 sed 's/t3/t1/g' out3 | cmp -s out1 - || fail "--stats=json changed -v's stdout"
 grep -q '^cp8M statistics:$' err2 && grep -q '^  copied  *7 files, 3 directories' err2 &&
   grep -q '^  errors  *0$' err2 || fail "--stats: unexpected text: $(cat err2)"
-
-# ---- through the fault shim: a changing source, a refused direct write ----
-
-if shim_usable; then
-  pre=$(shim_preload cp8M)
-  random_file ch $((2*M))
-  random_file extra 5000
-  env FAULTSHIM_SRC="$work/ch" FAULTSHIM_APPEND="$work/extra" \
-    LD_PRELOAD="$pre" cp8M --stats=json ch ch.copy 2>"$work/.err"
-  status=$?
-  tail -n 1 "$work/.err" >"$work/.json"
-  [ $status -eq 0 ] || fail "a changing source: exit $status"
-  check "a changing source" 'j["changed"] == 1' 'j["files"] == 1' \
-    "j['bytes'] == $((2*M + 5000))"
-
-  if grep -q '^direct I/O: yes' "$work/.dbg"; then
-    random_file fb $((4*M))
-    env FAULTSHIM_DIRECT_WRITE_EINVAL=$M LD_PRELOAD="$pre" \
-      cp8M --stats=json --direct=always --buffer-size=1M fb fb.copy \
-      2>"$work/.err"
-    status=$?
-    tail -n 1 "$work/.err" >"$work/.json"
-    [ $status -eq 0 ] || fail "a refused direct write: exit $status"
-    cmp -s fb fb.copy || fail "a refused direct write: a wrong copy"
-    check "a refused direct write" 'j["fell_back"] == 1' \
-      'j["fell_back_why"] == {"direct I/O refused on write (Invalid argument)": 1}'
-  fi
-else
-  note "cp8M is static: the shim's checks are skipped"
-fi
 exit 0

@@ -13,7 +13,7 @@
 #     less the umask, a read-only file, the group of a set-group-ID
 #     directory, a directory's default ACL;
 #   - a next file in which a hole is punched after it was written ahead
-#     is copied as it is at the end, as GNU cp copies it (read-ahead.sh
+#     is copied as it is at the end, as GNU cp copies it (read-ahead-shim.sh
 #     cuts or grows one at its first read, which writing ahead follows);
 #   - none is written ahead where the copy would not take it: --verify,
 #     --sparse=always, an existing destination;
@@ -183,10 +183,13 @@ note "mode, umask, set-group-ID directory, default ACL: as GNU cp's"
 
 # 4. The next file changes after it was written ahead.  Cut or grown at
 #    its first read (the read-ahead's, whose chunks are then written
-#    ahead): read-ahead.sh's fault-shim checks, where b is written ahead.
+#    ahead): read-ahead-shim.sh's checks, where b is written ahead.
 # A hole punched in the next file after its chunks were written ahead:
-# strace stops cp8M after a is linked (its first link), and the hole is
-# punched in c then, while c waits, written ahead, for its own copy.
+# strace stops cp8M (SIGSTOP) as a is linked (its first link), and the
+# hole is punched in c then, while c waits, written ahead, for its own
+# copy.  b and c are written ahead by then (9 MiB written in all, which
+# /proc/PID/io shows), or the run is made again: the threads that read
+# and write ahead may lag behind a's copy on a busy machine.
 rm -rf hsrc hdst
 mkdir hsrc || exit 99
 for f in a b c; do random_file "hsrc/$f" $((3 * M)); done
@@ -194,12 +197,25 @@ if fallocate -p -o $M -l $M hsrc/c 2>/dev/null; then
   # Holes can be punched here: give c its data back whole, and punch
   # the hole again while the copy runs.
   random_file hsrc/c $((3 * M))
-  # shellcheck disable=SC2086
-  trace -f -o /dev/null -e trace=linkat -e inject=linkat:delay_exit=1500000:when=1 \
-    cp8M -r $args hsrc hdst &
-  pid=$!
-  sleep 0.7
-  fallocate -p -o $M -l $M hsrc/c || fail "cannot punch a hole"
+  tries=0
+  while :; do
+    rm -rf hdst "$work/linkat.trace"
+    # shellcheck disable=SC2086
+    trace -f -o "$work/linkat.trace" -e trace=linkat \
+      -e inject=linkat:signal=SIGSTOP:when=1 cp8M -r $args hsrc hdst &
+    pid=$!
+    stopped_at "$work/linkat.trace" $pid
+    written=$(sed -n 's/^wchar: //p' "/proc/$cp/io")
+    [ "$written" -ge $((9 * M)) ] && break
+    kill -CONT "$cp"
+    wait $pid || fail "cp8M -r hsrc hdst failed"
+    tries=$((tries + 1))
+    [ $tries -lt 5 ] ||
+      fail "c was not written ahead by the time a was linked, in 5 runs: the test would lose its point"
+  done
+  fallocate -p -o $M -l $M hsrc/c ||
+    { kill -CONT "$cp"; fail "cannot punch a hole"; }
+  kill -CONT "$cp"
   wait $pid || fail "cp8M -r with a hole punched meanwhile failed"
   cmp hsrc/c hdst/c || fail "a hole punched after c was written ahead: the copy is not c as it is now"
   note "next file with a hole punched meanwhile: copied as it is now"
@@ -302,20 +318,24 @@ mkdir ksrc || exit 99
 i=0
 while [ $i -lt 16 ]; do random_file "ksrc/f$i" $((6 * M + i * 4096)); i=$((i + 1)); done
 sync
-# Moments drawn over the length of an unkilled copy.
-start=$(date +%s%N)
-# shellcheck disable=SC2086
-cp8M -r $args ksrc kdst || fail "cp8M -r ksrc failed"
-span=$((($(date +%s%N) - start) / 1000000 + 1))
+# Moments drawn over the bytes the copy writes, not over its time (a busy
+# machine slows a copy, a warm cache speeds it up: moments drawn over a
+# first copy's time all fell after the copies here had ended): each copy
+# is killed once /proc/PID/io shows that many bytes written.
+total=0
+for f in ksrc/*; do total=$((total + $(stat -c %s "$f"))); done
 states=
 r=0
 while [ $r -lt 12 ]; do
   rm -rf kdst
+  at=$(($(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % total + 1))
   # shellcheck disable=SC2086
   cp8M -r $args ksrc kdst &
   pid=$!
-  ms=$(($(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % span))
-  sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+  while w=$(sed -n 's/^wchar: //p' "/proc/$pid/io" 2>/dev/null) &&
+        [ -n "$w" ] && [ "$w" -lt $at ]; do
+    sleep 0.005
+  done
   kill -KILL $pid 2>/dev/null
   wait $pid 2>/dev/null
   n=0
@@ -327,5 +347,5 @@ while [ $r -lt 12 ]; do
   states="$states $n"
   r=$((r + 1))
 done
-note "killed 12 times over ${span} ms: complete files under their names each time:$states"
+note "killed 12 times over $((total / M)) MiB written: complete files under their names each time:$states"
 exit 0

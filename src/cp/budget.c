@@ -111,17 +111,21 @@ unescape (char *s)
   *d = '\0';
 }
 
-/* The next line of *TEXT as a new string (advancing *TEXT), or NULL.  */
-static char *
-next_line (char const **text)
+/* Set *LINE to the next line of *TEXT as a new string, advancing *TEXT;
+   return false when there is none.  (Not a NULL return: gcc 12's
+   -fanalyzer takes ximemdup0's result to be NULL in the caller's test, and
+   reports it leaked.)  */
+static bool
+next_line (char const **text, char **line)
 {
-  char const *line = *text;
-  if (!line || !*line)
-    return NULL;
-  char const *eol = strchr (line, '\n');
-  size_t len = eol ? (size_t) (eol - line) : strlen (line);
+  char const *p = *text;
+  if (!p || !*p)
+    return false;
+  char const *eol = strchr (p, '\n');
+  size_t len = eol ? (size_t) (eol - p) : strlen (p);
   *text = eol ? eol + 1 : NULL;
-  return ximemdup0 (line, len);
+  *line = ximemdup0 (p, len);
+  return true;
 }
 
 /* Is NAME one of the comma-separated words of LIST?  */
@@ -157,7 +161,7 @@ find_mount (char const *mountinfo, bool v1, char const *path, char **mnt,
 {
   char *l;
   bool found = false, reaches = false;
-  while ((l = next_line (&mountinfo)))
+  while (next_line (&mountinfo, &l))
     {
       /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - TYPE SOURCE
          SUPER-OPTIONS */
@@ -206,7 +210,7 @@ static char *
 own_cgroup (char const *text, bool v1)
 {
   char *l;
-  while ((l = next_line (&text)))
+  while (next_line (&text, &l))
     {
       /* ID:CONTROLLERS:PATH */
       char *c1 = strchr (l, ':');

@@ -346,13 +346,11 @@ print_status (struct progress *p)
   char *quoted = NULL;
   if (name[0])
     {
+      /* Never NULL: gnulib's clone exits when memory runs out.  */
       struct quoting_options *qo = clone_quoting_options (NULL);
-      if (qo)
-        {
-          set_quoting_style (qo, shell_escape_always_quoting_style);
-          quoted = quotearg_alloc (name, SIZE_MAX, qo);
-          free (qo);
-        }
+      set_quoting_style (qo, shell_escape_always_quoting_style);
+      quoted = quotearg_alloc (name, SIZE_MAX, qo);
+      free (qo);
     }
   flockfile (stderr);
   clear_locked (p);

@@ -22,9 +22,10 @@
 #include "same-inode.h"
 
 /* Make the link MAKE describes at DIRFD/NAME: a symbolic link to TARGET
-   (FROM_REL NULL), or a hard link to FROM_DIRFD/FROM_REL.  */
+   (SYMBOLIC), or a hard link to FROM_DIRFD/FROM_REL.  */
 struct link_req
 {
+  bool symbolic;
   char const *target;
   int from_dirfd;
   char const *from_rel;
@@ -37,9 +38,9 @@ make_link (struct link_req const *l, int dirfd, char const *name)
   /* NAME: relative to DIRFD as the struct loc names are; FROM_REL too,
      or an earlier copy's whole name with AT_FDCWD (link_to_earlier:
      absolute when the user named it so).  */
-  return l->from_rel
-         ? linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags)
-         : symlinkat (l->target, dirfd, name);
+  return l->symbolic
+         ? symlinkat (l->target, dirfd, name)
+         : linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags);
 }
 
 /* Make DST the link L.  With REPLACE, an existing DST is replaced through
@@ -87,7 +88,7 @@ force_link (struct link_req const *l, struct loc const *dst, bool replace,
 static int
 force_symlinkat (char const *target, struct loc const *dst, bool replace)
 {
-  struct link_req l = { .target = target };
+  struct link_req l = { .symbolic = true, .target = target };
   bool replaced;
   return force_link (&l, dst, replace, &replaced);
 }

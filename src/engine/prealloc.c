@@ -41,7 +41,9 @@ has_option (char const *list, size_t len, char const *word)
 }
 
 /* The Nth (from 0) space-separated field of the LEN bytes at LINE: set
-   *FIELD and return its length, or return 0 when there are fewer.  */
+   *FIELD and return its length.  When there are fewer, *FIELD is the end
+   of the line and the length 0: a caller may pass the pair on (memcmp,
+   has_option) without a test.  */
 static size_t
 field (char const *line, size_t len, int n, char const **field)
 {
@@ -51,7 +53,10 @@ field (char const *line, size_t len, int n, char const **field)
       while (p < end && *p == ' ')
         p++;
       if (p >= end)
-        return 0;
+        {
+          *field = end;
+          return 0;
+        }
       char const *q = memchr (p, ' ', (size_t) (end - p));
       if (!q)
         q = end;
