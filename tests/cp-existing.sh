@@ -30,7 +30,7 @@ fresh () { rm -rf "$work/s" && "$GNU_CP" -a "$work/tree" "$work/s" || exit 99; }
 # in_s CMD...: run CMD in ./s
 in_s () { (cd "$work/s" && "$@"); }
 
-mkdir tree tree/d tree/dd tree/s1 tree/s2 tree/dd/d
+mkdir tree tree/d tree/dd tree/s1 tree/s2 tree/s3 tree/dd/d
 echo new >tree/a
 echo other >tree/c
 echo old >tree/b
@@ -39,6 +39,7 @@ echo newer-dest >tree/newer
 echo same-age >tree/same
 echo x1 >tree/s1/x
 echo x2 >tree/s2/x
+echo x3 >tree/s3/a-hard
 echo in-dd >tree/dd/a
 echo in-dd-d >tree/dd/d/f
 echo in-d >tree/d/f
@@ -265,9 +266,12 @@ check expect 1 "cp8M: 'a' and 'sym' are the same file" in_s cp8M a sym
 # -n and --update=none skip the check (9.5+ and 9.1 alike for -n).
 check expect 0 "" in_s cp8M --update=none a a
 
-# "will not overwrite just-created".
+# "will not overwrite just-created", which GNU keys by name: d/a-hard,
+# made a link to d/a (just created) by the second operand, is not itself
+# just-created, and the third operand replaces it.
 for args in "s1/x s2/x dd" "-v s1/x s2/x dd" "-r s1/x s2/x dd" \
-            "-b s1/x s2/x dd" "-r s1/. s2/. dd" "-f s1/x s2/x dd"; do
+            "-b s1/x s2/x dd" "-r s1/. s2/. dd" "-f s1/x s2/x dd" \
+            "--preserve=links a a-hard s3/a-hard d"; do
   # shellcheck disable=SC2086
   check same_as_gnu $args
 done
