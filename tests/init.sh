@@ -22,6 +22,9 @@ cd "$work" || exit 99
 
 fail () { echo "FAIL: $test_name: $*" >&2; exit 1; }
 skip () { echo "SKIP: $test_name: $*" >&2; exit 77; }
+# cp8M_static: cp8M is statically linked, so LD_PRELOAD cannot load a
+# shim into it.
+cp8M_static () { ldd "$CP8M" 2>&1 | grep -q 'not a dynamic executable'; }
 note () { echo "$test_name: $*"; }
 
 # libc_words FILE...: the system errors of messages in FILE, as glibc

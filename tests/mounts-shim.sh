@@ -11,7 +11,7 @@
 . "$abs_top_srcdir/tests/mounts-lib.sh"
 . "$abs_top_srcdir/tests/mounts-matrix.sh"
 [ -f "$shim" ] || fail "the forcedirectio shim was not built"
-if ldd "$CP8M" 2>&1 | grep -q 'not a dynamic executable'; then
+if cp8M_static; then
   skip "cp8M is statically linked: LD_PRELOAD cannot load tests/forcedirectio.so into it"
 fi
 LD_PRELOAD=$shim ASAN_OPTIONS=verify_asan_link_order=0 true ||
