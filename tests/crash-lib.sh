@@ -80,7 +80,14 @@ os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600)' "$1" 2>/dev/null; then
 
 # entries DIR: every name in DIR (hidden ones too), sorted, on one line.
 entries () {
-  (cd "$1" && ls -A | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+  # By globs, in C order (LC_ALL=C): the tortures call this after every
+  # kill, and a pipe of four programs cost more than the check.
+  _e=
+  for _x in "$1"/..?* "$1"/.[!.]* "$1"/*; do
+    [ -e "$_x" ] || [ -h "$_x" ] || continue
+    _e="$_e${_e:+ }${_x##*/}"
+  done
+  echo "$_e"
 }
 
 # size FILE: its size in bytes.

@@ -26,7 +26,9 @@ make_deep () {
         [ -n "${same_names:-}" ] && _n=$3
         _p=${_p:+$_p/}$_n i=$((i + 1))
       done
-      mkdir -p "$_p" && cd "$_p" || exit 1
+      # -P: a logical cd (dash's) asks chdir for the whole absolute
+      # name, which is refused past PATH_MAX.
+      mkdir -p "$_p" && cd -P "$_p" || exit 1
       i=$_to
       [ $i -eq 3 ] && level3=$PWD
       [ $((i % 50)) -eq 0 ] && echo "data $i" >"file-$i"
@@ -115,7 +117,7 @@ compare tlink -rL
 mkdir t6000 && (
   cd t6000 || exit 1
   chunk=d$(printf '/d%.0s' $(seq 999))
-  for i in 1 2 3 4 5 6; do mkdir -p "$chunk" && cd "$chunk" || exit 1; done
+  for i in 1 2 3 4 5 6; do mkdir -p "$chunk" && cd -P "$chunk" || exit 1; done
 ) || fail "cannot make t6000"
 (ulimit -s 4096 && exec cp8M -r t6000 ours6000) 2>err6000
 status=$?

@@ -140,8 +140,9 @@ ignore () {
 #   bins     the directory of bin-gnu/ and bin-tool/ (make_bins)
 #   wdir     the worker's own directory for results
 
-# expand_args ARG...: the option set's words, one a line (no operand
-# name holds a newline), with
+# expand_args ARG...: the option set's words, one a line in $expanded
+# (no operand name holds a newline; built in this shell: a $(...) per
+# option set costs a fork), with
 #   ALL     the operands "src1 src2 f1 f2 l1 l2"
 #   SOME    the same without f2 (in one tree in eight larger than 8 MiB:
 #           the option sets whose point is elsewhere spare the time of
@@ -150,20 +151,27 @@ ignore () {
 #   @NAME   NAME's absolute name (@DUPS: each of DUPS)
 #   dst     the destination where $dstdir puts it (also dst/...)
 expand_args () {
+  expanded=
   for _a; do
     case $_a in
-      ALL) printf '%s\n' src1 src2 f1 f2 l1 l2 ;;
-      SOME) printf '%s\n' src1 src2 f1 l1 l2 ;;
+      ALL) add_arg src1 src2 f1 f2 l1 l2 ;;
+      SOME) add_arg src1 src2 f1 l1 l2 ;;
       DUPS|@DUPS)
         _p=
         [ "$_a" = @DUPS ] && _p=$tree/
         for _d in dup1 dup2; do
-          for _n in n0 n1 n2 n3; do printf '%s\n' "$_p$_d/$_n"; done
+          for _n in n0 n1 n2 n3; do add_arg "$_p$_d/$_n"; done
         done ;;
-      @*) printf '%s\n' "$tree/${_a#@}" ;;
-      dst|dst/*) printf '%s\n' "$dst${_a#dst}" ;;
-      *) printf '%s\n' "$_a" ;;
+      @*) add_arg "$tree/${_a#@}" ;;
+      dst|dst/*) add_arg "$dst${_a#dst}" ;;
+      *) add_arg "$_a" ;;
     esac
+  done
+}
+add_arg () {
+  for _w; do
+    expanded="$expanded${expanded:+
+}$_w"
   done
 }
 
@@ -196,13 +204,12 @@ run_side () {
       { $run_as "$GNU_CP" -a ip "$dst" 2>/dev/null || [ -d "$dst" ]; } &&
         cd "$dst" ;;
   esac || fail "cannot set up $dst ($_setup)"
-  # A tool that waits on a FIFO or loops must not hang make check.
-  PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as $run_env cp "$@" \
-    </dev/null >"$_r.out" 2>"$_r.err"
+  : >"$_r.out"
+  : >"$_r.err"
+  run_cp "$@"
   _st=$?
   if [ "$_setup" = pre2 ]; then
-    PATH=$bins/bin-$_side:$PATH timeout -k 5 60 $run_as $run_env cp "$@" \
-      </dev/null >>"$_r.out" 2>>"$_r.err"
+    run_cp "$@"
     _st="$_st $?"
   fi
   [ "$_side" = tool ] && libc_words "$_r.err"
@@ -220,13 +227,18 @@ run_side () {
   case $kd_skip in *status*) _st="(not compared)" ;; esac
   case $kd_skip in *stdout*) echo "(not compared)" >"$_r.out" ;; esac
   case $kd_skip in *stderr*) echo "(not compared)" >"$_r.err" ;; esac
-  echo "--- stderr" >>"$_r.out"
   {
     echo "exit status: $_st"
     echo "--- stdout"
-    # The program name: cp8M's messages may call it "cp8M".
-    sed -e "s/cp8M: /cp: /g; s/'cp8M --help'/'cp --help'/g" \
-        ${kd_sed:+-e "$kd_sed"} "$_r.out" "$_r.err"
+    # The program name: cp8M's messages may call it "cp8M".  (Many
+    # runs print nothing: no sed for them.)
+    if [ -s "$_r.out" ] || [ -s "$_r.err" ]; then
+      echo "--- stderr" >>"$_r.out"
+      sed -e "s/cp8M: /cp: /g; s/'cp8M --help'/'cp --help'/g" \
+          ${kd_sed:+-e "$kd_sed"} "$_r.out" "$_r.err"
+    else
+      echo "--- stderr"
+    fi
     echo "--- tree"
   } >"$_r.res"
   if [ -n "$keep_this" ]; then
@@ -241,6 +253,40 @@ run_side () {
   [ ! -e "$dst" ] && [ ! -h "$dst" ] ||
     rm -rf "$dst" 2>/dev/null || { chmod -R u+rwx "$dst"; rm -rf "$dst"; } ||
     fail "cannot remove $dst"
+}
+
+# run_cp ARGS...: "cp ARGS" with $_side's cp, as $run_as with $run_env,
+# its output added to $_r.out and $_r.err; returns its status.  A tool
+# that waits on a FIFO or loops must not hang make check: the worker's
+# watchdog (below) kills a copy that runs for a minute.  (Not timeout(1):
+# a process more in every run, and the testers make thousands.)
+run_cp () {
+  PATH=$bins/bin-$_side:$PATH $run_as $run_env cp "$@" \
+    </dev/null >>"$_r.out" 2>>"$_r.err" &
+  echo $! >"$wdir/running"
+  wait $!
+  _rc=$?
+  : >"$wdir/running"
+  return $_rc
+}
+
+# watchdog: in the background, every 5 seconds, the copy in
+# $wdir/running; one seen there 12 times running is killed (status 137,
+# which the comparison shows).
+watchdog () {
+  _seen= _times=0
+  while sleep 5; do
+    read -r _pid <"$wdir/running" 2>/dev/null || _pid=
+    if [ -n "$_pid" ] && [ "$_pid" = "$_seen" ]; then
+      _times=$((_times + 1))
+      if [ $_times -ge 12 ]; then
+        echo "(watchdog: killed cp, pid $_pid, after a minute)" >&2
+        kill -KILL "$_pid" 2>/dev/null
+      fi
+    else
+      _seen=$_pid _times=1
+    fi
+  done </dev/null >/dev/null
 }
 
 # above_tree: the digest of $dst on standard input, less the times of
@@ -288,7 +334,8 @@ compare_sets () {
     set -f; set -- $_args; set +f
     _ifs=$IFS IFS='
 '
-    set -- $(expand_args "$@")
+    expand_args "$@"
+    set -f; set -- $expanded; set +f
     IFS=$_ifs
     known_difference "$_name"
     _label=$_scen$_name
@@ -332,16 +379,23 @@ sources_after () {
 # test fails on any difference.
 run_workers () {
   start=$(date +%s)
-  j=0
+  j=0 workers= watchdogs=
   while [ "$j" -lt "$jobs" ]; do
+    # From /: the watchdog's sleep may outlive it by a few seconds, and
+    # must not keep a test's mount busy.
+    (wdir=$work/j$j && mkdir -p "$wdir" && : >"$wdir/running" && cd / &&
+      watchdog) 2>"$work/watchdog$j" &
+    watchdogs="$watchdogs $!"
     worker "$j" >"$work/log$j" 2>&1 &
+    workers="$workers $!"
     j=$((j + 1))
   done
-  wait
+  wait $workers
+  kill $watchdogs 2>/dev/null
 
   total=0 j=0
   while [ "$j" -lt "$jobs" ]; do
-    cat "$work/log$j"
+    cat "$work/log$j" "$work/watchdog$j"
     [ -f "$work/j$j/done" ] || fail "worker $j stopped early (above)"
     n=$(cat "$work/j$j/count")
     total=$((total + n))

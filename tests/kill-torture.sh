@@ -41,18 +41,20 @@ case $rounds in ''|*[!0-9]*|0) fail "KILL_ROUNDS must be a positive number" ;; e
 seed=${KILL_SEED:-$(($(od -An -N4 -tu4 /dev/urandom) % 1000000000))}
 note "seed $seed (KILL_SEED=$seed replays these kill moments), $rounds kills per case"
 
-# The moments: fractions of the unkilled copy's duration, in order.
-awk -v s="$seed" -v n=$((rounds * 40 + 200)) \
-  'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.6f\n", rand() }' \
-  >"$work/fractions"
-drawn=0
+# The moments: fractions of the unkilled copy's duration, in order, in
+# millionths.  (In a variable, taken by shell arithmetic: a torture of
+# hundreds of kills spent more on drawing them with sed and awk.)
+fractions=$(awk -v s="$seed" -v n=$((rounds * 120 + 200)) \
+  'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%d ", int(rand() * 1000000) }')
 
-# delay_for MS: set delay to the next moment in [0, MS) ms, in seconds.
-# (Not through $(...): the count of moments drawn must stay in this shell.)
+# delay_for MS: set delay_ms to the next moment in [0, MS) ms, and delay
+# to it in seconds.  (Not through $(...): the moments drawn must stay in
+# this shell.)
 delay_for () {
-  drawn=$((drawn + 1))
-  delay=$(sed -n "${drawn}p" "$work/fractions" |
-          awk -v t="$1" '{ printf "%.3f\n", t * $1 / 1000 }')
+  delay_ms=$(($1 * ${fractions%% *} / 1000000))
+  fractions=${fractions#* }
+  _f=$((delay_ms % 1000 + 1000))
+  delay=$((delay_ms / 1000)).${_f#1}
 }
 
 now_ms () {
@@ -207,7 +209,14 @@ one_case () {
     else
       delay_for "$_ms"
       kill_at "$delay" --direct="$_mode" "$_src" "$_dir/out/dst"
-      [ $status -eq 0 ] || _k=$((_k + 1))
+      if [ $status -eq 0 ]; then
+        # It ended before its moment: it takes less than that, so the
+        # next moments are drawn below it (more of them land).
+        [ "$delay_ms" -lt 1 ] || _ms=$delay_ms
+        eval "ms_${1}_${_src}_${_mode}=\$_ms"
+      else
+        _k=$((_k + 1))
+      fi
       if [ "$_kind" = new ]; then
         check_new "$_dir/out" dst "$_src" "$_what"
       else
@@ -304,6 +313,8 @@ tree_round () {
   else
     delay_for "$tree_ms"
     kill_at "$delay" --direct="$_mode" "$@"
+    # Ended first: as for single files (one_case).
+    [ $status -ne 0 ] || [ "$delay_ms" -lt 1 ] || tree_ms=$delay_ms
     if [ "$_kind" = existing ]; then check_existing_tree; else check_new_tree; fi
   fi
 }
