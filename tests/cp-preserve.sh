@@ -23,10 +23,16 @@ have_acl=false
 # owner and size; the mtime (to the nanosecond) if $times is set, except
 # for the names in $skip_times (directories cp writes into); then the
 # xattrs and the ACLs, one block per file, sorted.
-sort_blocks () { # one block per blank-line-separated paragraph, sorted
-  awk 'BEGIN { RS = ""; FS = "\n" } { s = $1; for (i = 2; i <= NF; i++) s = s "\001" $i; print s }' |
+# sort_blocks RE: one block per blank-line-separated paragraph, less its
+# lines that match RE, sorted.
+sort_blocks () {
+  awk -v drop="$1" 'BEGIN { RS = ""; FS = "\n" }
+    { s = ""; for (i = 1; i <= NF; i++) if ($i !~ drop) s = s (s == "" ? "" : "\001") $i
+      if (s != "") print s }' |
     LC_ALL=C sort | tr '\001' '\n'
 }
+# (Two hundred listings a run: the filters are folded into the awk and
+# sort that were there anyway, a process saved is milliseconds.)
 meta () {
   (cd "$work/$1" || exit 1
    fmt='%p|%y|%m|%u:%g|%s'
@@ -35,10 +41,10 @@ meta () {
      awk -v skip=" $skip_times " '{ split($0, f, "|"); if (index(skip, " " f[1] " ")) sub(/\|[^|]*$/, ""); print }' |
      LC_ALL=C sort
    if $have_xattr; then
-     getfattr -R -P -h -d -m - . 2>/dev/null | grep -v '^security\.' | sort_blocks
+     getfattr -R -P -h -d -m - . 2>/dev/null | sort_blocks '^security\.'
    fi
    if $have_acl; then
-     getfacl -R -P -p . 2>/dev/null | grep -v -e '^# owner:' -e '^# group:' | sort_blocks
+     getfacl -R -P -p . 2>/dev/null | sort_blocks '^# (owner|group):'
    fi)
 }
 # same_meta ARGS...: same_as_gnu ARGS, then the same meta listing.
