@@ -38,7 +38,7 @@
 #                   the defaults: 12 here for differential.sh's 24)
 #   DIFF_WHERE=LXZNMV   only these scenarios
 #
-# make check's 12 trees take about 2 minutes and a half on two cores, 98 runs a
+# make check's 12 trees take about 2 minutes on two cores, 98 runs a
 # tree (55 as root, 43 as nobody).  Long mode: DIFF_TREES=2000 (1,000
 # trees here), about three hours:
 #   DIFF_TREES=2000 make check TESTS=tests/differential-shapes.sh

@@ -15,8 +15,9 @@
 #   DIFF_TREES=N    trees to try (default 24, what make check runs;
 #                   differential-shapes.sh takes half as many)
 #
-# Long mode: 2,000 trees, about 2 hours and a half on two cores (make
-# check's 24 take about 2 minutes):
+# Long mode: 2,000 trees, about 2 hours and a half on two cores when it
+# was last timed, before the savings of tests/README's "Processes are
+# the cost" (make check's 24 take a minute and a half under make -j2):
 #   DIFF_TREES=2000 make check TESTS=tests/differential.sh
 # One tree and one option set again, as printed with a difference:
 #   DIFF_SEED=S DIFF_TREES=1 DIFF_SETS=NAME make check TESTS=tests/differential.sh

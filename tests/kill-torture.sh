@@ -26,7 +26,7 @@
 # smaller round into a bindfs (FUSE) mount, which refuses O_TMPFILE, so
 # that the hidden-temporary path is killed too.
 #
-# Default: 6 kills per case, over 180 in all, about a minute and a half.
+# Default: 6 kills per case, over 180 in all, about half a minute alone.
 # Long mode, e.g.: make check TESTS=tests/kill-torture.sh KILL_ROUNDS=100
 # The counts of states found are printed at the end (and per part).
 . "${abs_top_srcdir:-.}/tests/init.sh"
