@@ -192,8 +192,8 @@ scenario () {
     Z|M) dstdir=$m_ramfs/$(basename "$wdir") ;;
   esac
   case $1 in
-    [LXZV]) run_as= ;;
-    *) run_as=$as_nobody ;;
+    [LXZV]) run_as= run_owner= ;;
+    *) run_as=$as_nobody run_owner=nobody:nogroup ;;
   esac
 }
 
@@ -203,7 +203,7 @@ one_tree () {
   rm -rf "$tree"
   "$treegen" -f "$foreign" "$_seed" "$tree" || fail "treegen $_seed failed"
   cd "$tree" || fail "cannot enter $tree"
-  run_as=
+  run_as= run_owner=
   sources_before
   for w in L X Z V; do
     scenario $w

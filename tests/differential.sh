@@ -27,7 +27,7 @@
 trees=${DIFF_TREES:-24}
 make_bins "$work"
 bins=$work
-dstdir= run_as= run_env=
+dstdir= run_as= run_owner= run_env=
 
 # The option sets: NAME SETUP ARGUMENTS.  SETUP says what "dst" is
 # before the copy (run_side in tests/difflib.sh: new, empty, pre, pre2,

@@ -64,10 +64,13 @@ make_bins () {
 # differential-shapes scenario, empty in differential.sh),
 # known_difference lists what to normalise or leave out, each with its
 # reason:
-#   normalise SED   a sed command run over both standard outputs and
+#   normalise GLOB SED
+#                   a sed command run over both standard outputs and
 #                   errors before they are compared (so both sides read
 #                   alike: delete a line only one prints, or rewrite one
-#                   text into the other)
+#                   text into the other); GLOB, a shell pattern, matches
+#                   every line SED may change (the others are copied by
+#                   the shell: no sed for them)
 #   ignore PART     PART (status, stdout, stderr or tree) not compared
 #   declined_fails  GNU cp 9.1's exit status counts as 1 when it
 #                   declined an overwrite (as 9.2 and later exit)
@@ -92,16 +95,18 @@ make_bins () {
 #    /, where those names lead to the same directories, so 9.1 copies as
 #    9.11 does.
 known_difference () {
-  kd_sed= kd_skip= kd_declined=
+  kd_sed= kd_globs= kd_skip= kd_declined=
   # Every option set.  GNU cp 9.5 and later (so 9.11, which cp8M
   # follows) name the source too: "cannot overwrite directory 'D' with
   # non-directory 'S'"; 9.1, our /bin/cp, stops after "non-directory".
-  normalise "s/^\(cp: cannot overwrite directory .* with non-directory\) .*/\1/"
+  normalise 'cp: cannot overwrite directory * with non-directory *' \
+    "s/^\(cp: cannot overwrite directory .* with non-directory\) .*/\1/"
   # Every option set.  When GNU cp cannot read an attribute it prints
   # the attribute's name twice ("getting attribute 'user.a' of
   # 'user.a'"): libattr asks coreutils to quote the name and the file in
   # turn, and its quoting reuses one buffer.  cp8M names the file.
-  normalise "s/^\(cp: getting attribute '[^']*' of \).*\(: [^:]*\)\$/\1FILE\2/"
+  normalise "cp: getting attribute '*' of *" \
+    "s/^\(cp: getting attribute '[^']*' of \).*\(: [^:]*\)\$/\1FILE\2/"
   case $1 in
     ri)
       # -i with every answer "no" (stdin is /dev/null): GNU cp 9.2 and
@@ -120,8 +125,10 @@ declined_fails () {
 }
 
 normalise () {
-  kd_sed="$kd_sed${kd_sed:+
+  kd_globs="$kd_globs${kd_globs:+
 }$1"
+  kd_sed="$kd_sed${kd_sed:+
+}$2"
 }
 
 ignore () {
@@ -133,6 +140,9 @@ ignore () {
 #   tree     the tree's top, the working directory of every run
 #   dstdir   where "dst" is made: empty for the tree's top (named "dst"),
 #            else an absolute directory (on another file system)
+#   run_owner  with run_as, the USER:GROUP it runs as: the empty
+#            destination is made for it by install(1), a process less
+#            than "$run_as mkdir" (the same directory: umask 022)
 #   run_as   empty, or a command prefix (setpriv ...) that every step
 #            of the run goes through: the setup, the copy
 #   run_env  empty, or a command prefix (env VAR=VALUE...) for the copy
@@ -197,8 +207,12 @@ run_side () {
   # The setup is GNU cp's, the same for both sides; as another user, or
   # onto a file system without ACLs, it may fail on some entries alike.
   case $_setup in
-    empty) $run_as mkdir "$dst" ;;
-    abs) $run_as mkdir "$dst" && cd / ;;
+    empty|abs)
+      if [ -n "$run_owner" ]; then
+        install -d -m 755 -o "${run_owner%:*}" -g "${run_owner#*:}" "$dst"
+      else
+        mkdir "$dst"
+      fi && { [ "$_setup" = empty ] || cd /; } ;;
     pre*) $run_as "$GNU_CP" -a pre "$dst" 2>/dev/null || [ -d "$dst" ] ;;
     inplace)
       { $run_as "$GNU_CP" -a ip "$dst" 2>/dev/null || [ -d "$dst" ]; } &&
@@ -230,14 +244,17 @@ run_side () {
   {
     echo "exit status: $_st"
     echo "--- stdout"
-    # The program name: cp8M's messages may call it "cp8M".  (Many
-    # runs print nothing: no sed for them.)
-    if [ -s "$_r.out" ] || [ -s "$_r.err" ]; then
+    # The program name: cp8M's messages may call it "cp8M".  Most runs
+    # print nothing or a few lines that need no rewriting: no sed for
+    # them (plain_text).
+    if [ ! -s "$_r.out" ] && [ ! -s "$_r.err" ]; then
+      echo "--- stderr"
+    elif plain_text "$_r.out" "$_r.err"; then
+      printf '%s' "$plain"
+    else
       echo "--- stderr" >>"$_r.out"
       sed -e "s/cp8M: /cp: /g; s/'cp8M --help'/'cp --help'/g" \
           ${kd_sed:+-e "$kd_sed"} "$_r.out" "$_r.err"
-    else
-      echo "--- stderr"
     fi
     echo "--- tree"
   } >"$_r.res"
@@ -253,6 +270,35 @@ run_side () {
   [ ! -e "$dst" ] && [ ! -h "$dst" ] ||
     rm -rf "$dst" 2>/dev/null || { chmod -R u+rwx "$dst"; rm -rf "$dst"; } ||
     fail "cannot remove $dst"
+}
+
+# plain_text OUT ERR: set plain to OUT's lines, "--- stderr", ERR's lines,
+# read by the shell, and return 0; return 1 when a line may need the
+# rewriting of run_side's sed (it names cp8M or matches a GLOB of
+# normalise), or when there are more than 40 (the shell reads a byte
+# at a time: sed is cheaper then).
+plain_text () {
+  plain= _n=0
+  for _file in "$1" "$2"; do
+    [ "$_file" = "$2" ] && plain="$plain--- stderr
+"
+    while IFS= read -r _l || [ -n "$_l" ]; do
+      _n=$((_n + 1))
+      [ $_n -le 40 ] || return 1
+      case $_l in *cp8M*) return 1 ;; esac
+      set -f
+      _oifs=$IFS IFS='
+'
+      for _g in $kd_globs; do
+        case $_l in $_g) IFS=$_oifs; set +f; return 1 ;; esac
+      done
+      IFS=$_oifs
+      set +f
+      plain="$plain$_l
+"
+    done <"$_file"
+  done
+  return 0
 }
 
 # run_cp ARGS...: "cp ARGS" with $_side's cp, as $run_as with $run_env,

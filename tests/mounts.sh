@@ -45,7 +45,8 @@ cp8M "$work/sparse8" "$dev" && cmp "$work/sparse8" "$dev" ||
 # strace: O_DIRECT opens and 8 MiB I/Os where direct is possible.
 for mount in ext4 xfs btrfs bindfs; do
   eval "dir=\$m_$mount"
-  make_shape $big "$dir/big"
+  behind "$mount" "$dir/big"
+  make_shape $big "$file"
   rm -rf "$work/trace" && mkdir "$work/trace"
   trace -ff -s 0 -o "$work/trace/log" cp8M --direct=always "$dir/big" "$dir/big.copy" ||
     fail "cp8M under strace on $mount"
