@@ -22,10 +22,10 @@ have_acl=false
 # meta DIR: a digest of everything under DIR (tests/treedigest): name,
 # type, mode, owner, size, contents, hard-link groups, xattrs and ACLs
 # (decoded) and the mtime to the nanosecond, printed as "now" when at
-# or after the test's start: a time a copy stamped itself.  One process
+# or after the test's start ($digest_now, tests/init.sh): a time a copy
+# stamped itself.  One process
 # where the listings of find, getfattr and getfacl took a dozen, for
 # the same attributes.
-digest_now=$(date +%s)
 meta () {
   (cd "$work/$1" && treedigest -n "$digest_now" .)
 }
