@@ -136,7 +136,7 @@ same_as_gnu () {
   (cd "$work/ours" && treedigest -n "$digest_now" .) >"$work/.ours.tree"
   if ! cmp -s "$work/.gnu.tree" "$work/.ours.tree"; then
     diff -u "$work/.gnu.tree" "$work/.ours.tree" >&2
-    fail "'cp $*': the resulting trees differ (above: GNU first)"
+    fail "'cp $*'${RUN_PREFIX:+ (through $RUN_PREFIX)}: the resulting trees differ (above: GNU first)"
   fi
 }
 
