@@ -17,12 +17,10 @@ with_umask () { umask "$1"; shift; "$@"; }
 root=false
 [ "$(id -u)" -eq 0 ] && root=true
 
-# same_meta ARGS...: same_as_gnu ARGS, whose digests (tests/treedigest)
-# compare name, type, mode, owner, size, contents, hard links, xattrs,
-# ACLs and mtimes to the nanosecond (a time the copy stamped itself as
-# "now"): one process a side, where listings by find, getfattr and
-# getfacl took a dozen.
-same_meta () { same_as_gnu "$@"; }
+# The checks are same_as_gnu's (tests/init.sh): its digests
+# (tests/treedigest) compare name, type, mode, owner, size, contents,
+# hard links, xattrs, ACLs and mtimes to the nanosecond (a time the copy
+# stamped itself as "now").
 
 mkdir tree tree/dir tree/dir/sub tree/dd
 echo alpha >tree/a
@@ -60,19 +58,19 @@ for opts in "-p" "--preserve" "--preserve=mode" "--preserve=ownership" \
     *) r=-r ;;
   esac
   # shellcheck disable=SC2086
-  check same_meta $r $opts dir out
+  check same_as_gnu $r $opts dir out
   # shellcheck disable=SC2086
-  check same_meta $opts a new
+  check same_as_gnu $opts a new
   # shellcheck disable=SC2086
-  check same_meta $opts a existing
+  check same_as_gnu $opts a existing
   # shellcheck disable=SC2086
-  check same_meta $r $opts a lnk dir dd
+  check same_as_gnu $r $opts a lnk dir dd
 done
 # Without -p the mtimes are the copy's own (the digest's "now").
 for args in "-r dir out" "a new" "a existing" "-r a lnk dir dd" "-P lnk l2" \
             "-rd dir out" "-r --preserve=links dir out"; do
   # shellcheck disable=SC2086
-  check same_meta $args
+  check same_as_gnu $args
 done
 
 # Nanosecond timestamps, files and symlinks.
@@ -130,16 +128,16 @@ $root && chown nobody:nogroup tree/special/suid tree/special/both &&
 for opts in "-r" "-rp" "-a" "-r --preserve=mode" "-r --preserve=ownership" \
             "-a --no-preserve=mode" "-a --no-preserve=ownership"; do
   # shellcheck disable=SC2086
-  check same_meta $opts special out
+  check same_as_gnu $opts special out
   # shellcheck disable=SC2086
-  check same_meta $opts special/suid special/sgid special/both dd
+  check same_as_gnu $opts special/suid special/sgid special/both dd
 done
 # A setgid destination directory: new subdirectories inherit the bit.
 mkdir tree/sgparent
 chmod 2755 tree/sgparent
 for opts in "-r" "-r --no-preserve=mode" "-rp" "-a --no-preserve=mode"; do
   # shellcheck disable=SC2086
-  check same_meta $opts dir sgparent
+  check same_as_gnu $opts dir sgparent
 done
 
 # umask: new files get the source mode less the umask, existing ones keep
@@ -156,7 +154,7 @@ for mask in 0 022 077 0777; do
               "-rp um out" "-a um out" "-r --no-preserve=mode um out" \
               "-a --no-preserve=mode um out" "--parents um/rwx dd"; do
     # shellcheck disable=SC2086
-    check with_umask $mask same_meta $args
+    check with_umask $mask same_as_gnu $args
   done
 done
 
@@ -167,7 +165,7 @@ if $root && command -v setpriv >/dev/null; then
   mkdir -p bin-gnu bin-cp8m
   ln -sf "$GNU_CP" bin-gnu/cp
   ln -sf "$CP8M" bin-cp8m/cp
-  nobody_same () { # nobody_same ARGS...: same_meta, both run as nobody
+  nobody_same () { # nobody_same ARGS...: same_as_gnu, both run as nobody
     RUN_PREFIX=as_nobody RUN_SETUP='chown nobody:nogroup . dd'
     same_as_gnu "$@"
     RUN_PREFIX= RUN_SETUP=
@@ -195,7 +193,7 @@ if command -v setfattr >/dev/null && setfattr -n user.color -v red tree/a 2>/dev
               "-a --no-preserve=xattr dir out" "-p a existing" \
               "--preserve=xattr a existing" "--attributes-only -a a existing"; do
     # shellcheck disable=SC2086
-    check same_meta $args
+    check same_as_gnu $args
   done
   "$GNU_CP" -a tree/a xa
   xattr_of () { getfattr -h --only-values -n user.color "$1" 2>/dev/null; }
@@ -225,7 +223,7 @@ elif command -v setfacl >/dev/null && setfacl -m u:nobody:r tree/exec 2>/dev/nul
               "-r --no-preserve=mode acld out" "exec acld" "-p exec acld" \
               "-a --no-preserve=mode acld out" "--preserve=xattr exec new"; do
     # shellcheck disable=SC2086
-    check same_meta $args
+    check same_as_gnu $args
   done
   "$GNU_CP" -a tree/acld acl-src
   check expect 0 "" cp8M -rp acl-src acl-copy
@@ -254,7 +252,7 @@ if [ ! -e /sys/fs/selinux ]; then
               "--context a new" "-aZ dir out" "--preserve=all a new" \
               "--no-preserve=context -a dir out"; do
     # shellcheck disable=SC2086
-    check same_meta $args
+    check same_as_gnu $args
   done
 else
   note "SELinux is present: context checks skipped"
@@ -267,7 +265,7 @@ for args in "--attributes-only a existing" "--attributes-only -p a existing" \
             "--attributes-only -a dir out" "--attributes-only -r dir out" \
             "--attributes-only --preserve=mode exec existing"; do
   # shellcheck disable=SC2086
-  check same_meta $args
+  check same_as_gnu $args
 done
 printf 'old data\n' >ao-existing
 chmod 644 ao-existing

@@ -278,27 +278,28 @@ run_side () {
 # normalise), or when there are more than 40 (the shell reads a byte
 # at a time: sed is cheaper then).
 plain_text () {
-  plain= _n=0
+  plain= _n=0 _rc=0 _oifs=$IFS
+  set -f
+  IFS='
+'
   for _file in "$1" "$2"; do
     [ "$_file" = "$2" ] && plain="$plain--- stderr
 "
     while IFS= read -r _l || [ -n "$_l" ]; do
       _n=$((_n + 1))
-      [ $_n -le 40 ] || return 1
-      case $_l in *cp8M*) return 1 ;; esac
-      set -f
-      _oifs=$IFS IFS='
-'
+      [ $_n -le 40 ] || _rc=1
+      case $_l in *cp8M*) _rc=1 ;; esac
       for _g in $kd_globs; do
-        case $_l in $_g) IFS=$_oifs; set +f; return 1 ;; esac
+        case $_l in $_g) _rc=1 ;; esac
       done
-      IFS=$_oifs
-      set +f
+      [ $_rc -eq 0 ] || break 2
       plain="$plain$_l
 "
     done <"$_file"
   done
-  return 0
+  IFS=$_oifs
+  set +f
+  return $_rc
 }
 
 # run_cp ARGS...: "cp ARGS" with $_side's cp, as $run_as with $run_env,

@@ -14,24 +14,22 @@ shim=$abs_top_builddir/tests/forcedirectio.so
 summary=$work/summary
 printf '%s\n' "mount tool shape identical I/O-path cached-MiB holes" >"$summary"
 
-# behind MOUNT FILE: set file to the name of FILE that the test reads and
-# writes itself: for bindfs, the file behind the mount (the same bytes:
-# bindfs passes them through).  Through the mount, with direct_io, every
-# read of a 64 MiB cmp went to the bindfs daemon: a third of the test's
-# CPU went to cmp and bindfs.
+# behind MOUNT FILE: set file to the name of FILE that the test makes,
+# evicts, measures and compares itself: for bindfs, the file behind the
+# mount (the same bytes: bindfs passes them through; and its daemon's
+# page cache is the one that fills).  Through the mount, with direct_io,
+# every read of a 64 MiB cmp went to the bindfs daemon: a third of the
+# test's CPU went to cmp and bindfs.
 behind () {
   file=$2
   [ "$1" = bindfs ] && file=$m_under/${2#"$m_bindfs"/}
   :
 }
 
-# cached_mib MOUNT SRC DST: MiB of SRC and DST resident in the page cache
-# (for bindfs, of the files behind it, which its daemon reads and writes).
+# cached_mib SRC DST: MiB of SRC and DST resident in the page cache (the
+# files behind the mount: behind).
 cached_mib () {
-  if [ "$1" = bindfs ]; then
-    set -- "$1" "$m_under/${2#"$m_bindfs"/}" "$m_under/${3#"$m_bindfs"/}"
-  fi
-  fincore --bytes --noheadings --output RES "$2" "$3" 2>/dev/null |
+  fincore --bytes --noheadings --output RES "$1" "$2" 2>/dev/null |
     awk '{ s += $1 } END { printf "%d\n", (s + 524288) / 1048576 }'
 }
 
@@ -75,20 +73,19 @@ copy_matrix () {
   for tool in $tools; do
     for shape in $shapes; do
       src=$dir/src/$shape dst=$dir/copy
+      behind "$mount" "$src"; src_file=$file
+      behind "$mount" "$dst"; dst_file=$file
       rm -f "$dst"
-      # Cold: the source's own pages (bindfs: the file behind it).
+      # Cold: the source's own pages.
       case $mount in
-        bindfs) evict "$m_under/src/$shape" ;;
         tmpfs) ;;
-        *) evict "$src" ;;
+        *) evict "$src_file" ;;
       esac || fail "cannot evict $src"
       run_tool "$tool" "$mount" "$src" "$dst"
       status=$?
-      growth=$(cached_mib "$mount" "$src" "$dst")
+      growth=$(cached_mib "$src_file" "$dst_file")
       same=no
-      behind "$mount" "$src"; _src_file=$file
-      behind "$mount" "$dst"
-      cmp -s "$_src_file" "$file" 2>/dev/null && same=yes
+      cmp -s "$src_file" "$dst_file" 2>/dev/null && same=yes
       path=$(io_path "$tool")
       holes=-
       case $shape in
