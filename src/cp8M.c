@@ -37,7 +37,6 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
-#include "cp/predest.h"
 #include "cp/sync.h"
 #include "cp/stats.h"
 #include "cp/progress.h"
@@ -274,27 +273,20 @@ main (int argc, char **argv)
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels (o.parents),
-                        .ahead_fd_limit = dirfds_ahead_limit (),
                         .stats = o.stats != STATS_NONE ? &stats : NULL };
-  c.ahead_files = dirfds_ahead_files (c.max_open_levels);
   /* Only where the data of small files is read to be copied.  */
   if (o.recursive && !o.hard_link && !o.symbolic_link && !o.attributes_only
       && o.request.direct != ENGINE_DIRECT_ALWAYS
-      && dirfds_prefetch_room (c.max_open_levels, c.ahead_files))
+      && dirfds_prefetch_room (c.max_open_levels))
     {
       /* Only what the engine will copy buffered (prefetch.h).  */
       off_t max = PREFETCH_MAX_SIZE;
       if (o.request.direct != ENGINE_DIRECT_NEVER
           && (off_t) engine_buffer_size (eng) <= max)
         max = engine_buffer_size (eng) - 1;
-      c.prefetch = prefetch_new (c.ahead_fd_limit, max,
+      c.prefetch = prefetch_new (dirfds_ahead_limit (), max,
                                   o.prefetch_lockstep);
     }
-  /* Only where the engine reads ahead for the copies (regular.c).  */
-  struct predest early;
-  predest_init (&early);
-  if (!o.attributes_only && !o.hard_link && !o.symbolic_link)
-    c.predest = &early;
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();
@@ -312,23 +304,7 @@ main (int argc, char **argv)
      -fanalyzer sees that it is not NULL below).  */
   if (!t.dest)
     for (int i = 0; i < t.n_sources; i++)
-      {
-        /* The next operands, for the engine to read ahead (it reads
-           only regular files).  */
-        c.n_next = 0;
-        for (int j = i + 1; j < t.n_sources && !o.parents
-                            && c.n_next < c.ahead_files; j++)
-          {
-            /* Operands as given (absolute ones too, hence AT_FDCWD); their
-               last components relative to the target directory.  */
-            c.next_files[c.n_next] = (struct loc) {
-              AT_FDCWD, t.sources[j], t.sources[j], false };
-            c.next_dests[c.n_next++] = (struct loc) {
-              t.dirfd, last_component (t.sources[j]), NULL, false };
-          }
-        ok &= copy_into (&c, &t, t.sources[i]);
-        c.n_next = 0;
-      }
+      ok &= copy_into (&c, &t, t.sources[i]);
   else
     {
       /* --strip-trailing-slashes applies only to copies into a
@@ -352,7 +328,6 @@ main (int argc, char **argv)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));
   prefetch_free (c.prefetch);
-  predest_free (&early);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

@@ -61,25 +61,19 @@ diff -r "$m_discard/tree" gnu >/dev/null ||
   fail "the tree copied on the discard mount differs from GNU cp's"
 rm -rf "$m_discard"/* gnu
 
-# in_order SRC...: copied onto the discard mount (direct, so that the
-# later files of a tree are read ahead, and written ahead, whatever the
+# in_order SRC...: copied onto the discard mount (direct, whatever the
 # cache holds), the writes of each file preallocated past its end go one
-# at a time, in file order (those of two files may overlap: each file
-# has its own extents): a write that lands before those below it are written
-# splits the file's extents, and past four a block is added that is
-# freed and discarded when the file is done.  (Without the ordering,
-# all the chunks of a file are written at once, in any order.)  Every
-# file given is big enough to split (prealloc.h, prealloc_in_order):
-# with 1 KiB blocks ext4 maps a direct write 4 MiB at a time, so that
-# 32 MiB is eight pieces.  The copies must match.
+# at a time, in file order: a write that lands before those below it
+# are written splits the file's extents, and past four a block is added
+# that is freed and discarded when the file is done.  (Without the
+# ordering, all the chunks of a file are written at once, in any
+# order.)  Every file given is big enough to split (prealloc.h,
+# prealloc_in_order): with 1 KiB blocks ext4 maps a direct write 4 MiB
+# at a time, so that 32 MiB is eight pieces.  The copies must match.
 # Each write of a file must begin within what was written of it from its
-# start (by what the writes returned): where the one before ended, or
-# again at 0 when what was written ahead of it is given up (a small
-# memory budget takes the buffers of the files queued to be read ahead
-# back for the copy under way, and their copies start anew), never past
-# an unwritten gap; and only once the one before it has returned.
-# Writes ahead go through a descriptor of their own, but strace -y names
-# the same unnamed file ("#inode").
+# start (by what the writes returned): where the one before ended, never
+# past an unwritten gap; and only once the one before it has returned.
+# strace -y names the unnamed file ("#inode").
 in_order () {
   mkdir "$m_discard/io" || fail "cannot make $m_discard/io"
   trace -f -y -s 0 -o trace.log -e trace=pwrite64,pwritev2 \

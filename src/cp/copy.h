@@ -65,21 +65,8 @@ struct copy_ctx
                                      walk to flush at the end (sync.h) */
   struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
   struct progress *progress;  /* told of each regular file, or NULL */
-  /* The walk's next nodes that look like regular files, in the order
-     it will copy them (the first N_NEXT): the engine may read them
-     ahead (engine_lookahead).  NEXT_DESTS: where each would be copied
-     (NAME unused).  */
-  struct loc next_files[ENGINE_AHEAD_FILES];
-  struct loc next_dests[ENGINE_AHEAD_FILES];
-  unsigned int n_next;
-  unsigned int ahead_files;  /* at most this many, for the descriptor
-                                limit (dirfds_ahead_files) */
-  int ahead_fd_limit;     /* open them only below this descriptor number,
-                             leaving room for the copy's own */
   struct prefetch *prefetch;  /* warms small files ahead of the walk, or
                                  NULL (prefetch.h) */
-  struct predest *predest;    /* the next files' destinations made early,
-                                 or NULL (predest.h) */
   bool prefetch_useful;   /* the last regular file was small and copied
                              by reading it (not cloned, linked, skipped
                              or failed) */
@@ -156,20 +143,13 @@ bool copy_directory (struct copy_ctx *c, struct loc const *src,
    one (levels are then held by name).  */
 unsigned int dirfds_max_levels (unsigned int held);
 
-/* dirfds.c: the descriptor number below which the walk's next files
-   may be opened for reading ahead (copy_ctx.ahead_fd_limit).  */
+/* dirfds.c: the descriptor number below which the prefetcher may open
+   files (prefetch.h), leaving room for the copy's own.  */
 int dirfds_ahead_limit (void);
 
 /* dirfds.c: whether descriptors are plentiful enough for a prefetcher
-   (prefetch.h) besides the walk's LEVELS and AHEAD_FILES read ahead.  */
-bool dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files);
-
-/* dirfds.c: how many files may be read ahead at once, from the
-   descriptor limit and those already open, once LEVELS directory levels
-   of the walk and a copy have theirs: the engine keeps a descriptor of
-   each open across copies, and the cp layer, and the engine as it
-   queues files anew, open one more each for a moment.  */
-unsigned int dirfds_ahead_files (unsigned int levels);
+   (prefetch.h) besides the walk's LEVELS.  */
+bool dirfds_prefetch_room (unsigned int levels);
 
 /* dirfds.c: note BASE, an address near the top of the stack, and how far
    below it the walk may recurse (RLIMIT_STACK less a margin).  */

@@ -332,8 +332,7 @@ dest_tmpfile (struct loc const *loc, mode_t mode)
 
 bool
 dest_create (struct dest *d, struct cp8m_options const *o,
-             struct loc const *loc, mode_t mode, bool stream, int early,
-             bool *reported)
+             struct loc const *loc, mode_t mode, bool stream, bool *reported)
 {
   *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
   *reported = false;
@@ -344,13 +343,6 @@ dest_create (struct dest *d, struct cp8m_options const *o,
      (through a symlink): that one must be opened as GNU cp opens it.  */
   int accmode = o->verify ? O_RDWR : O_WRONLY;
   size_t len = strlen (loc->rel);
-  /* The file made early is for the usual case only.  */
-  if (early >= 0 && ((len > 0 && loc->rel[len - 1] == '/') || stream
-                     || (!loc->absent && dangling_symlink (loc))))
-    {
-      close (early);
-      early = -1;
-    }
   if (len > 0 && loc->rel[len - 1] == '/')
     {
       /* This open fails, and its error is the one GNU reports.  */
@@ -387,12 +379,6 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       return d->fd >= 0;
     }
 
-  if (early >= 0)
-    {
-      d->fd = early;
-      d->early = true;
-      return true;
-    }
   d->fd = open_tmpfile (loc, mode, accmode);
   int err = errno;
   if (d->fd < 0 && tmpfile_refused (err))

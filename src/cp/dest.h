@@ -79,7 +79,6 @@ struct dest
   enum dest_kind kind;
   char *temp;             /* DEST_TEMPNAME: the hidden name, relative to
                              LOC->dirfd */
-  bool early;             /* DEST_TMPFILE made early (predest.h) */
 };
 
 /* Install the handler of the fatal signals: those whose default action
@@ -88,14 +87,12 @@ void dest_install_signals (void);
 
 /* Create a new destination LOC with the permissions MODE (less the
    umask), hidden until dest_commit unless the source is a STREAM.
-   EARLY: an O_TMPFILE made for it already with MODE (predest.h), which
-   D takes (or closes, where a new file is not made that way), or -1.
    Return true with D->fd open for
    writing (and for reading with --verify, unless through a symlink); false with *REPORTED false and errno set when the caller
    should report "cannot create regular file", or with *REPORTED true
    after reporting something else.  */
 bool dest_create (struct dest *d, struct cp8m_options const *o,
-                  struct loc const *loc, mode_t mode, bool stream, int early,
+                  struct loc const *loc, mode_t mode, bool stream,
                   bool *reported);
 
 /* An unnamed O_TMPFILE in LOC's directory with MODE (less the umask), as

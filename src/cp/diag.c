@@ -96,10 +96,6 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
         fputs (", writes one at a time in order", stdout);
       if (rep->short_of_memory)
         fputs (", fewer or smaller buffers: an allocation failed", stdout);
-      if (rep->ahead_chunks > 0)
-        printf (", first %u x %s read ahead", rep->ahead_chunks, size);
-      if (rep->ahead_written > 0)
-        printf (" (%u written ahead)", rep->ahead_written);
       if (rep->tail > 0)
         printf (", last %jd bytes buffered", (intmax_t) rep->tail);
       printf (")%s%s\n", rep->caveat ? ", but " : "",

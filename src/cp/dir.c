@@ -178,22 +178,8 @@ copy_dir_entries (struct copy_ctx *c, struct loc const *src,
           d = (struct loc) { w->top_dirfd, dst_name + w->top_prefix,
                              dst_name, dst_new };
         }
-      /* The regular files after this one (up to the first entry of
-         another type, whose copy comes between), for the engine to read
-         ahead.  */
-      c->n_next = 0;
-      for (size_t j = i + 1; j < n && c->n_next < c->ahead_files
-                             && names[j].type == DT_REG; j++)
-        {
-          /* Entry names: relative to the level's descriptors.  */
-          c->next_files[c->n_next] = (struct loc) {
-            self->src_fd, names[j].name, names[j].name, false };
-          c->next_dests[c->n_next++] = (struct loc) {
-            self->dst_fd, names[j].name, NULL, dst_new };
-        }
       /* Going on after copying into itself would copy the copy again.  */
       ok &= copy_node (c, &s, &d, self, w, false);
-      c->n_next = 0;
       free (src_name);
       free (dst_name);
     }

@@ -55,7 +55,6 @@
 
 #include "diag.h"
 #include "error.h"
-#include "predest.h"
 
 /* Descriptors a run needs besides the walk's and those open when it
    starts: a file's two descriptors and the engine's direct reopenings of
@@ -122,36 +121,14 @@ dirfds_max_levels (unsigned int held)
          : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
 }
 
-unsigned int
-dirfds_ahead_files (unsigned int levels)
-{
-  long room = spare_fds ();
-  if (room == LONG_MAX)
-    return ENGINE_AHEAD_FILES;
-  /* Reading ahead looks files up in the level's descriptors.  */
-  if (levels == 0)
-    return 0;
-  /* Three a file: the cp layer's, the engine's, and, for a moment, the
-     engine's next one (it opens the files of a new queue before it
-     closes those of the old); and two more where a destination is made
-     early for it (the cp layer's and the engine's direct one), which
-     any of them may have (PREDEST_FILES is ENGINE_AHEAD_FILES).  */
-  static_assert ((int) PREDEST_FILES == (int) ENGINE_AHEAD_FILES,
-                 "every file read ahead may have a destination made early");
-  long n = (room - 2 * (long) levels) / 5;
-  return n > ENGINE_AHEAD_FILES ? ENGINE_AHEAD_FILES : n < 0 ? 0 : n;
-}
-
 bool
-dirfds_prefetch_room (unsigned int levels, unsigned int ahead_files)
+dirfds_prefetch_room (unsigned int levels)
 {
   /* Its duplicate of a directory, the one the thread still looks in, a
      file looked at and the same opened to read: four, and as many again
-     to spare, besides five for each file read ahead (dirfds_ahead_files).  */
+     to spare.  */
   long room = spare_fds ();
-  return room == LONG_MAX
-         || (levels > 0
-             && room - 2 * (long) levels - 5 * (long) ahead_files >= 8);
+  return room == LONG_MAX || (levels > 0 && room - 2 * (long) levels >= 8);
 }
 
 int
@@ -161,8 +138,8 @@ dirfds_ahead_limit (void)
   if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY
       || r.rlim_cur > INT_MAX)
     return INT_MAX;
-  /* Above the next file's descriptor: the engine's direct and plain
-     reopenings of this file and of the next, and --verify's.  */
+  /* Room for the copy's own: the engine's direct and plain reopenings
+     of the file, and --verify's.  */
   return (int) r.rlim_cur - 8;
 }
 

@@ -16,7 +16,6 @@
 
 #include "dest.h"
 #include "diag.h"
-#include "predest.h"
 #include "progress.h"
 #include "error.h"
 #include "same-inode.h"
@@ -97,110 +96,6 @@ new_file_mode (struct cp8m_options const *o, mode_t src_mode, mode_t *extra)
   return ((src_mode & 0777) & ~omitted) | *extra;
 }
 
-/* One of the walk's next files (NEXT, to be copied to DEST), for the
-   engine to read ahead, or -1.  O_PATH: looking does not open a device
-   (which may rewind a tape) or wait on a FIFO, should the name have
-   become one since the directory was read; the engine opens a regular
-   file again to read it.  Not for a file that will likely not be copied
-   as new data: one whose destination exists (it is overwritten in
-   place, which takes nothing read ahead, or skipped by -n, -u or -i),
-   or, with hard links preserved, a second name of a file already
-   copied.  */
-static int
-open_next_file (struct copy_ctx const *c, struct loc const *next,
-                struct loc const *dest)
-{
-  struct stat st;
-  if (!dest->absent
-      && fstatat (dest->dirfd, dest->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return -1;
-  int fd = openat (next->dirfd, next->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd >= c->ahead_fd_limit
-      || (fd >= 0 && c->o->preserve_links
-          && (fstat (fd, &st) != 0
-              || (st.st_nlink > 1
-                  && seen_lookup (c->links, st.st_dev, st.st_ino)))))
-    {
-      close (fd);
-      fd = -1;
-    }
-  return fd;
-}
-
-/* The destination made early for the next file open as FD (O_PATH), to
-   be copied to DEST, or -1: only for a regular file of a buffer or more
-   and of MAX_SIZE bytes at most (-1: any size), which the engine may
-   write ahead (not with --verify, which hashes what the copy itself
-   writes, nor with --sparse=always, which makes holes of what it would
-   write as zeros).  Its size goes to *SIZE.  */
-static int
-early_dest (struct copy_ctx *c, int fd, struct loc const *dest,
-            off_t max_size, off_t *size)
-{
-  struct cp8m_options const *o = c->o;
-  struct stat st;
-  mode_t extra;
-  if (!c->predest || o->verify
-      || o->request.sparse == ENGINE_SPARSE_ALWAYS
-      || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode)
-      || st.st_size < (off_t) engine_buffer_size (c->eng)
-      || (max_size >= 0 && st.st_size > max_size))
-    return -1;
-  *size = st.st_size;
-  return predest_make (c->predest, c, dest,
-                       &st, new_file_mode (o, st.st_mode, &extra));
-}
-
-/* Open the walk's next files (copy_ctx.next_files) into FDS for the
-   engine to read ahead while this copy (of SIZE bytes, with REQ) runs,
-   with the destinations made early for some of them in DSTS, and return
-   how many.  Those are made (predest.h) for the first two next files,
-   and for the ones after them only while every file before has one and
-   all of them stay within the queue's worth of chunks: a file in
-   between that is not written ahead must find its space when its copy
-   comes (engine.c, plan_read_ahead, holds the engine to the same), and
-   no more is preallocated early than the queue can use.  Only after a
-   file large enough to be copied with I/Os in flight (small files must
-   not pay an open more), and when the engine will read ahead for this
-   copy.  */
-static unsigned int
-open_next_files (struct copy_ctx *c, off_t size,
-                 struct engine_request const *req, int *fds, int *dsts)
-{
-  unsigned int n = 0;
-  bool unbroken = true;
-  off_t window = (off_t) engine_queue_depth (c->eng)
-                 * (off_t) engine_buffer_size (c->eng);
-  off_t early_bytes = 0;
-  if (size < (off_t) engine_buffer_size (c->eng)
-      || !engine_reads_ahead (c->eng, req))
-    return 0;
-  for (unsigned int i = 0; i < c->n_next; i++)
-    {
-      int fd = open_next_file (c, &c->next_files[i], &c->next_dests[i]);
-      if (fd < 0)
-        {
-          unbroken = false;
-          continue;
-        }
-      off_t early_size = 0;
-      dsts[n] = -1;
-      if (n < PREDEST_ALWAYS)
-        dsts[n] = early_dest (c, fd, &c->next_dests[i], -1, &early_size);
-      else if (unbroken && early_bytes < window)
-        dsts[n] = early_dest (c, fd, &c->next_dests[i],
-                              window - early_bytes, &early_size);
-      if (dsts[n] >= 0)
-        early_bytes += early_size;
-      else
-        unbroken = false;
-      fds[n++] = fd;
-    }
-  if (c->predest)
-    predest_keep (c->predest, dsts, n);
-  return n;
-}
-
 /* Move the data of SRC_FD into D (whose fstat is DST_ST, or NULL), which
    is kept shorter than the source until complete when others can see
    it.  */
@@ -215,17 +110,10 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.report_changes = c->o->debug || c->o->verify || c->stats;
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
-  req.prepared = d->early;
-  int next_fds[ENGINE_AHEAD_FILES], next_dsts[ENGINE_AHEAD_FILES];
-  unsigned int n_next = open_next_files (c, dbg->src_st.st_size, &req,
-                                        next_fds, next_dsts);
-  engine_lookahead (c->eng, next_fds, next_dsts, n_next);
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
   c->prefetch_useful = ok && dbg->src_st.st_size <= PREFETCH_MAX_SIZE
                        && !dbg->res.report.offloaded
                        && !dbg->res.report.direct;
-  for (unsigned int i = 0; i < n_next; i++)
-    close (next_fds[i]);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
   else if (c->stats)
@@ -248,8 +136,7 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
    STREAM.  Return false after reporting.  */
 static bool
 open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
-           struct stat const *src_st, bool stream, bool *dst_new,
-           struct dest *d)
+           bool stream, bool *dst_new, struct dest *d)
 {
   struct cp8m_options const *o = c->o;
   bool failed = false;
@@ -264,10 +151,7 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
     }
   if (*dst_new && !failed)
     {
-      int early = c->predest ? predest_take (c->predest, dst, src_st, mode,
-                                             c->listings)
-                             : -1;
-      if (dest_create (d, o, dst, mode, stream, early, &failed))
+      if (dest_create (d, o, dst, mode, stream, &failed))
         {
           d->fd = fd_safer (d->fd);
           return true;
@@ -325,7 +209,7 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
   bool stream = S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
                 || S_ISSOCK (st.st_mode);
   struct dest d;
-  if (!open_dest (c, dst, mode, &st, stream, dst_new, &d))
+  if (!open_dest (c, dst, mode, stream, dst_new, &d))
     {
       close (src_fd);
       return false;

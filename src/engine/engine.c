@@ -12,10 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "ahead.h"
 #include "buffers.h"
 #include "cache.h"
 #include "dio.h"
@@ -43,11 +41,6 @@ struct engine_ctx
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
   struct verify_rec verify;  /* what the last copy read, for --verify */
-  struct ahead *ahead;       /* the spare buffers, and the files read
-                                ahead into them (ahead.h) */
-  int next_fds[ENGINE_AHEAD_FILES];  /* engine_lookahead's files, for */
-  int next_dsts[ENGINE_AHEAD_FILES]; /* the copy under way, and their */
-  unsigned int n_next;               /* destinations made early (or -1) */
   struct prealloc_memo prealloc;     /* mounts with online discard */
 };
 
@@ -71,13 +64,6 @@ engine_ctx_new (struct engine_config const *cfg)
   struct engine_ctx *ctx = calloc (1, sizeof *ctx);
   if (!ctx)
     return NULL;
-  ctx->ahead = ahead_new ();
-  if (!ctx->ahead)
-    {
-      free (ctx);
-      errno = ENOMEM;
-      return NULL;
-    }
   ctx->cfg = *cfg;
   ctx->cfg.buffer_size = rounded;
   return ctx;
@@ -88,33 +74,12 @@ engine_ctx_free (struct engine_ctx *ctx)
 {
   if (ctx)
     {
-      /* First: its threads may be reading into the buffers.  */
-      ahead_free (ctx->ahead);
       for (int i = 0; i < ENGINE_MAX_DEPTH; i++)
         buffer_free (ctx->buffers[i], ctx->cfg.buffer_size,
                      ctx->buffer_mapped[i]);
       verify_rec_free (&ctx->verify);
       free (ctx);
     }
-}
-
-void
-engine_lookahead (struct engine_ctx *ctx, int const *fds, int const *dsts,
-                  unsigned int n)
-{
-  ctx->n_next = 0;
-  for (unsigned int i = 0; i < n && i < ENGINE_AHEAD_FILES; i++)
-    if (fds[i] >= 0)
-      {
-        ctx->next_dsts[ctx->n_next] = dsts ? dsts[i] : -1;
-        ctx->next_fds[ctx->n_next++] = fds[i];
-      }
-}
-
-void
-engine_lookahead_settle (struct engine_ctx *ctx)
-{
-  ahead_settle (ctx->ahead);
 }
 
 size_t
@@ -220,10 +185,6 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
           }
         ctx->buffers[got] = buf;
         ctx->allocations++;
-        /* The first two are for the passes that ask no one (one I/O in
-           flight, engine_verify); the others are shared (ahead.h).  */
-        if (got >= 2)
-          ahead_give (ctx->ahead, buf);
       }
   return got;
 }
@@ -306,12 +267,7 @@ struct file_copy
   bool past_eof;       /* a new file preallocated past its end: written
                           in order unless too small to split
                           (prealloc.h) */
-  bool reserved;       /* all of its space was reserved (fallocate) */
-  bool written_ahead;  /* its destination was written ahead (and
-                          preallocated then), and is kept */
   off_t ended_at;      /* the source ended early here, or -1 */
-  char *adopt[ENGINE_MAX_DEPTH];  /* the chunks read ahead of this file, */
-  unsigned int n_adopt;           /* from its start (ahead_take) */
   struct engine_result *res;
 };
 
@@ -592,35 +548,12 @@ init_job (struct io_job *job, struct file_copy const *fc,
     .meter = fc->ctx->cfg.meter,
     .ended_at = -1,
   };
-  /* Passes with one I/O in flight use the first buffer, which reading
-     ahead leaves alone.  */
+  /* Passes with one I/O in flight use the first buffer.  */
   job->free_buf[0] = fc->ctx->buffers[0];
   job->n_free = 1;
   pthread_mutex_init (&job->lock, NULL);
   pthread_cond_init (&job->idle, NULL);
   pthread_cond_init (&job->turn, NULL);
-}
-
-/* ---- reading ahead (engine_lookahead, ahead.h) ---- */
-
-static struct ahead_version
-version_of (struct stat const *st)
-{
-  return (struct ahead_version) { st->st_dev, st->st_ino, st->st_size,
-                                  st->st_mtim, st->st_ctim };
-}
-
-/* Give back the chunks read ahead of FC's file that its copy did not
-   take (those written ahead have no buffer).  */
-static void
-give_back_adopted (struct file_copy *fc)
-{
-  while (fc->n_adopt > 0)
-    {
-      char *buf = fc->adopt[--fc->n_adopt];
-      if (buf)
-        ahead_give (fc->ctx->ahead, buf);
-    }
 }
 
 /* True when CHUNKS are cut from the file's start, whole, one buffer
@@ -629,225 +562,6 @@ static bool
 whole_from_start (struct chunker const *chunks)
 {
   return !chunks->seek_holes && chunks->cur == 0;
-}
-
-/* Let the direct pass JOB over CHUNKS start with the chunks read ahead
-   of its file (ahead_take made sure they are of the file as it is now),
-   if the pass reads it whole from its start into a file no one sees yet
-   (an existing destination holds its last chunk back, which ready
-   chunks do not).  Return how many it takes; the job owns their
-   buffers from now on.  */
-static unsigned int
-adopt_read_ahead (struct file_copy *fc, struct io_job *job,
-                  struct chunker *chunks)
-{
-  off_t bs = fc->ctx->cfg.buffer_size;
-  if (fc->req->in_place || !whole_from_start (chunks))
-    {
-      give_back_adopted (fc);   /* the pass may need the buffers */
-      return 0;
-    }
-  unsigned int n = fc->n_adopt;
-  while (n > 0 && (off_t) n * bs > chunks->limit)
-    n--;
-  /* Taken from the end: the first chunk goes first.  Those written
-     ahead are done: they count as written now.  */
-  for (unsigned int i = n; i-- > 0;)
-    if (fc->adopt[i])
-      /* Designated: cppcheck 2.10 reads the positional form's inner
-         braces as an unused array access (constStatement).  */
-      job->ready[job->n_ready++] = (struct ready_chunk) {
-        .r = { (off_t) i * bs, bs, false }, .buf = fc->adopt[i] };
-    else
-      {
-        job->bytes += bs;
-        meter_add (job->meter, bs);
-        fc->res->report.ahead_written++;
-      }
-  chunks->cur = (off_t) n * bs;
-  /* The rest (past the aligned end) go back.  */
-  for (unsigned int i = n; i < fc->n_adopt; i++)
-    if (fc->adopt[i])
-      ahead_give (fc->ctx->ahead, fc->adopt[i]);
-  fc->n_adopt = 0;
-  return n;
-}
-
-bool
-engine_reads_ahead (struct engine_ctx const *ctx,
-                    struct engine_request const *req)
-{
-  return !req->in_place && req->reflink == ENGINE_REFLINK_NEVER
-         && req->direct != ENGINE_DIRECT_NEVER
-         && ctx->cfg.queue_depth >= 3;
-}
-
-/* Open FD's file (named by engine_lookahead) to read it ahead, if the
-   next copy will read it whole with direct I/O from its start: regular,
-   without holes, one buffer or more, not mostly cached, on a device
-   that took direct I/O, and not FC's own file.  It is opened again with
-   O_NOATIME, so that reading it early does not change what -p
-   preserves.  Fill *V; return the descriptor, AHEAD_QUEUED when it is
-   queued already, or -1 for none.  */
-enum { AHEAD_QUEUED = -2 };
-static int
-open_to_read_ahead (struct file_copy const *fc, int fd,
-                    struct ahead_version *v)
-{
-  struct engine_ctx *ctx = fc->ctx;
-  off_t bs = ctx->cfg.buffer_size;
-  struct stat st;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size < bs
-      || sparse_has_holes (&st) || refused_index (ctx, st.st_dev) >= 0
-      || (st.st_dev == fc->src_st.st_dev && st.st_ino == fc->src_st.st_ino))
-    return -1;
-  *v = version_of (&st);
-  if (ahead_queued (ctx->ahead, v))
-    return AHEAD_QUEUED;
-#if defined DIO_WITH_O_DIRECT && defined O_NOATIME
-  int dfd = dio_reopen (fd, O_RDONLY | O_DIRECT | O_NOATIME);
-#else
-  int dfd = -1;
-#endif
-  if (dfd < 0)
-    return -1;
-  char const *from;
-  struct dio_align al = dio_alignment (dfd, &st, &from);
-  off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
-                                                : CP8M_IO_ALIGN;
-  /* A cached file will be copied buffered (want_direct): no use.  */
-  if (bs % align != 0 || al.mem_align > ctx->buffer_align
-      || (fc->req->direct == ENGINE_DIRECT_AUTO
-          && cache_resident_fraction (dfd, st.st_size) >= 0.5))
-    {
-      close (dfd);
-      return -1;
-    }
-  return dfd;
-}
-
-/* Let the chunks read ahead of the queued file V be written to DST (a
-   destination the caller made early, which no one sees yet) as they
-   come, when its copy would write them there itself with direct I/O: a
-   new, empty regular file on a device that takes it, with the same
-   alignment as the source's.  It is preallocated here as prepare_dest
-   would, and written in order where its copy would be (prealloc.h).
-   Not on a file system that would be left with less than
-   AHEAD_WRITE_ROOM free: the space taken early must not be what the
-   copy under way needs to finish (its name, its attributes; plan_read_ahead
-   calls this only once that copy has its data's space), so a disk that
-   fills up fails the same file it would without this.  A full
-   disk only stops this: the copy meets it itself, and reports it.  */
-enum { AHEAD_WRITE_ROOM = 32 * 1024 * 1024 };
-static bool
-write_ahead_to (struct file_copy const *fc, struct ahead_version const *v,
-                int dst)
-{
-#if defined DIO_WITH_O_DIRECT && defined HAVE_FALLOCATE
-  struct engine_ctx *ctx = fc->ctx;
-  off_t bs = ctx->cfg.buffer_size;
-  struct stat st;
-  if (fstat (dst, &st) != 0 || !S_ISREG (st.st_mode))
-    return false;
-  enum ahead_dest_state state = ahead_dest (ctx->ahead, v, st.st_dev,
-                                            st.st_ino);
-  if (state != AHEAD_DEST_FREE)
-    return state == AHEAD_DEST_SAME;   /* set up by a copy before */
-  if (st.st_size != 0 || st.st_blocks != 0
-      || refused_index (ctx, st.st_dev) >= 0)
-    return false;
-  struct statvfs fs;
-  if (fstatvfs (dst, &fs) != 0
-      || (double) fs.f_bavail * fs.f_frsize
-         < (double) v->size + AHEAD_WRITE_ROOM)
-    return false;
-  bool past_eof = prealloc_past_eof (dst, &st, v->size, &ctx->prealloc);
-  int dfd = dio_reopen (dst, O_WRONLY | O_DIRECT);
-  if (dfd < 0)
-    return false;
-  char const *from;
-  struct dio_align al = dio_alignment (dfd, &st, &from);
-  off_t align = al.offset_align > CP8M_IO_ALIGN ? al.offset_align
-                                                : CP8M_IO_ALIGN;
-  if (bs % align != 0 || al.mem_align > ctx->buffer_align
-      || fallocate (dst, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0, v->size) != 0)
-    {
-      close (dfd);
-      return false;
-    }
-  ahead_write_to (ctx->ahead, v, dfd, st.st_dev, st.st_ino,
-                  past_eof && prealloc_in_order (v->size, bs,
-                                                 st.st_blksize));
-  return true;
-#else
-  (void) fc, (void) v, (void) dst;
-  return false;
-#endif
-}
-
-/* Queue the files engine_lookahead named for reading ahead, with the
-   buffers the context may have for it.  A copy that names none (a file
-   smaller than a buffer, which the caller does not look past; one
-   overwritten in place) leaves the queue as it is: the files in it are
-   still to come, and what was read of them would be read again.  */
-static void
-plan_read_ahead (struct file_copy *fc)
-{
-  struct engine_ctx *ctx = fc->ctx;
-  int fds[ENGINE_AHEAD_FILES];
-  struct ahead_version v[ENGINE_AHEAD_FILES];
-  unsigned int want[ENGINE_AHEAD_FILES];
-  int dsts[ENGINE_AHEAD_FILES];
-  unsigned int pos[ENGINE_AHEAD_FILES];   /* in CTX->next_fds */
-  unsigned int n = 0;
-  unsigned int most = ctx->cfg.queue_depth - 2;
-  if (ctx->n_next == 0 || !engine_reads_ahead (ctx, fc->req))
-    return;
-  for (unsigned int i = 0; i < ctx->n_next; i++)
-    {
-      fds[n] = open_to_read_ahead (fc, ctx->next_fds[i], &v[n]);
-      if (fds[n] == -1)
-        continue;
-      if (fds[n] == AHEAD_QUEUED)
-        fds[n] = -1;
-      dsts[n] = ctx->next_dsts[i];
-      pos[n] = i;
-      off_t whole = v[n].size / (off_t) ctx->cfg.buffer_size;
-      want[n++] = whole < most ? whole : most;
-    }
-  /* Buffers for it (the memory budget sized the depth).  */
-  if (n > 0)
-    ensure_buffers (ctx, ctx->cfg.queue_depth, fc->src_fd, fc->dst_fd);
-  /* A reader for each buffer it may have.  */
-  ahead_queue (ctx->ahead, ctx->cfg.buffer_size, n, fds, v, want, most);
-  /* Space for the next files only once this one has all of its own: a
-     disk that fills up must fail the file it fails without this.  For
-     the same reason, beyond the first two next files, only while every
-     file before is written ahead too: one in between that is not (a
-     small one, a cached one, one the room check refused) takes its
-     space only when its own copy comes, and must find it then.  (The
-     first two have been written ahead with one such file before them
-     since there were only two: a file smaller than a buffer, as a
-     rule, which AHEAD_WRITE_ROOM leaves room for.)  */
-  bool unbroken = true;
-  unsigned int expect = 0;
-  for (unsigned int i = 0; i < n && fc->reserved; i++)
-    {
-      if (pos[i] != expect)
-        unbroken = false;   /* a file not queued in between */
-      expect = pos[i] + 1;
-      if (pos[i] >= 2 && !unbroken)
-        break;
-      if (dsts[i] < 0 || !write_ahead_to (fc, &v[i], dsts[i]))
-        unbroken = false;
-    }
-}
-
-/* Lend a buffer JOB no longer needs to reading ahead.  */
-static void
-lend_spare (void *ahead, char *buf)
-{
-  ahead_give (ahead, buf);
 }
 
 /* Account for a finished pass: bytes, where the source ended early (if it
@@ -899,10 +613,7 @@ release_direct (struct file_copy *fc, struct dio_fd *d, enum engine_side side,
 }
 
 /* The direct pass over CHUNKS through SRC and DST, with offsets and
-   lengths multiples of ALIGN: the chunks read ahead of this file first.
-   While it runs, the files after it are read ahead with the buffers it
-   does not need, and with its own as it stops needing them.  When the
-   kernel refuses part way, the chunker keeps what is left for the
+   lengths multiples of ALIGN.  When the kernel refuses part way, the chunker keeps what is left for the
    buffered pass.  Return false with *FC->res filled on failure.  */
 static bool
 direct_pass (struct file_copy *fc, struct chunker *chunks,
@@ -929,41 +640,16 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
                                            ctx->cfg.buffer_size,
                                            fc->dst_st.st_blksize));
   rep->in_order = job.in_order;
-  rep->ahead_chunks = adopt_read_ahead (fc, &job, chunks);
-  /* What is left after the chunks written ahead needs no more I/Os in
-     flight than it has chunks; each chunk read ahead brings its own
-     buffer.  */
+  /* No more I/Os in flight than there are chunks left (after an offload
+     pass that stopped part way, fewer than the file has), each in one of
+     the buffers ensure_buffers made.  */
   off_t bs = ctx->cfg.buffer_size;
-  off_t left = job.n_ready
-               + (fc->src_st.st_size - chunks->cur + bs - 1) / bs;
+  off_t left = (fc->src_st.st_size - chunks->cur + bs - 1) / bs;
   unsigned int depth = left < fc->depth ? (left > 0 ? left : 1) : fc->depth;
-
-  /* A buffer for each of its own chunks in flight: the first two, then
-     the shared ones (taken back from reading ahead if need be).  Then
-     the next files may have what is left.  */
-  unsigned int need = depth > job.n_ready ? depth - job.n_ready : 0;
-  if (need > 1 && ctx->buffers[1])
-    job.free_buf[job.n_free++] = ctx->buffers[1];
-  if (need > job.n_free)
-    job.n_free += ahead_claim (ctx->ahead, need - job.n_free,
-                               job.free_buf + job.n_free);
-  plan_read_ahead (fc);
-  job.keep_out[0] = ctx->buffers[0];
-  job.keep_out[1] = ctx->buffers[1];
-  if (!fc->req->in_place)
-    {
-      job.spare = lend_spare;
-      job.spare_arg = ctx->ahead;
-    }
-  /* One I/O in flight per buffer at most: what they really were.  */
-  if (job.n_ready + job.n_free < depth)
-    depth = job.n_ready + job.n_free;
+  for (unsigned int i = 1; i < depth; i++)
+    job.free_buf[job.n_free++] = ctx->buffers[i];
   rep->depth = depth;
   pipeline_run (&job, depth);
-  for (unsigned int i = 0; i < job.n_free; i++)
-    if (job.free_buf[i] != ctx->buffers[0]
-        && job.free_buf[i] != ctx->buffers[1])
-      ahead_give (ctx->ahead, job.free_buf[i]);
 
   bool ok = end_pass (fc, &job);
   if (ok && job.refused_errno)
@@ -1092,13 +778,10 @@ prepare_dest (struct file_copy *fc)
       bool past_eof = in_place
                       || prealloc_past_eof (fc->dst_fd, &fc->dst_st, size,
                                             &fc->ctx->prealloc);
-      /* Written ahead, it was preallocated so then (write_ahead_to).  */
-      if (fc->written_ahead
-          || fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
-                        size) == 0)
+      if (fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
+                     size) == 0)
         {
           fc->past_eof = past_eof && !in_place;
-          fc->reserved = true;
           return true;
         }
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
@@ -1309,28 +992,6 @@ copy_whole (struct file_copy *fc, bool plain)
     fc->dst_st = *fc->req->dst_st;
   else if (fstat (dst_fd, &fc->dst_st) != 0)
     return fail (res, ENGINE_SIDE_WRITE, errno);
-  /* What was read ahead of this file (the direct pass may take it), and
-     written ahead to its destination: kept when the copy would write
-     the same bytes there (it writes them again if it takes another
-     way), otherwise cut before anything else is written.  */
-  struct ahead_version v = version_of (&fc->src_st);
-  bool takes_written = fc->req->prepared && !fc->req->in_place
-                       && !fc->req->verify
-                       && fc->req->sparse != ENGINE_SPARSE_ALWAYS;
-  bool kept;
-  fc->n_adopt = ahead_take (ctx->ahead, &v, fc->dst_st.st_dev,
-                            fc->dst_st.st_ino, takes_written, fc->adopt,
-                            &kept);
-  fc->written_ahead = takes_written && kept;
-  /* Empty when the caller looked at it: nothing was ever written to it
-     (write_ahead_to preallocates before anything is written).  */
-  if (fc->req->prepared && !fc->written_ahead
-      && (fc->dst_st.st_size != 0 || fc->dst_st.st_blocks != 0))
-    {
-      if (ftruncate (dst_fd, 0) != 0)
-        return fail (res, ENGINE_SIDE_WRITE, errno);
-      fc->dst_st.st_size = fc->dst_st.st_blocks = 0;
-    }
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
     return fail (res, ENGINE_SIDE_NONE, ENOMEM);
   /* Known now: a failed allocation may have made the buffers smaller.  */
@@ -1362,13 +1023,9 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
     .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
     .depth = 1 } };
   struct engine_result const fresh = *res;
-  /* A retry below starts from an empty file.  */
-  struct engine_request retry = *req;
-  retry.prepared = false;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };
   bool ok = copy_whole (&fc, false);
-  give_back_adopted (&fc);
   /* Descriptors opened with O_DIRECT behind our back (an LD_PRELOAD
      shim, as forcedirectio does by mount) make the unaligned reads and
      writes of the buffered passes fail with EINVAL.  Asking F_GETFL of
@@ -1380,15 +1037,10 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
       && (dio_flag_set (src_fd) || dio_flag_set (dst_fd)))
     {
       *res = fresh;
-      fc = (struct file_copy) { ctx, &retry, src_fd, dst_fd, .res = res,
+      fc = (struct file_copy) { ctx, req, src_fd, dst_fd, .res = res,
                                 .ended_at = -1 };
-      if (req->prepared && ftruncate (dst_fd, 0) != 0)
-        ok = fail (res, ENGINE_SIDE_WRITE, errno);
-      else
-        ok = copy_whole (&fc, true);
-      give_back_adopted (&fc);
+      ok = copy_whole (&fc, true);
     }
-  ctx->n_next = 0;
   return ok;
 }
 

@@ -87,12 +87,6 @@ struct engine_request
   bool verify;     /* record what is read for engine_verify (--verify) */
   bool report_changes;  /* fill engine_result.src_changed (one fstat more
                            per file: for --debug, --stats, --verify) */
-  bool prepared;   /* DST_FD is a new file no name reaches, which the
-                      caller named to engine_lookahead as this source's
-                      destination: what was written to it ahead is kept
-                      when the source has not changed since and the copy
-                      would write the same there, else it is cut to
-                      nothing before the copy begins */
   struct stat const *src_st, *dst_st;  /* the caller's fstat of SRC_FD
                       and DST_FD, taken since they were opened (DST_FD's
                       before anything was written to it), or NULL: the
@@ -179,10 +173,6 @@ struct engine_report
                               buffers than configured */
   unsigned int mem_align, offset_align;
   off_t tail;              /* bytes copied through the plain descriptor */
-  unsigned int ahead_chunks;  /* chunks read ahead during the copies
-                                 before (engine_lookahead) and taken by
-                                 this one */
-  unsigned int ahead_written;  /* of them, written ahead too */
   char const *caveat;      /* direct, but the filesystem caches anyway */
 };
 
@@ -202,47 +192,6 @@ struct engine_result
 /* Create a context for CFG.  Nothing large is allocated yet.  Return NULL
    with errno set on failure (EINVAL for a zero buffer or bad depth).  */
 struct engine_ctx *engine_ctx_new (struct engine_config const *cfg);
-
-/* Name the files the caller will most likely copy next, in order, open
-   as FDS[0..N) (for reading, or O_PATH: the engine opens a regular file
-   again, with O_DIRECT), for the next engine_copy only.  From that
-   copy on, threads of the engine read the first chunks of those files
-   into spare buffers, and keep reading while the caller finishes a file
-   and opens the next, so that the device does not idle between files.
-   A later engine_copy of one of them takes its chunks if the file has
-   not changed since (size, modification and status change times); the
-   files named before it are dropped, as are those the next call that
-   names files (with a request that reads ahead) does not name again.
-   Reading ahead happens only for files that copy would read with
-   direct I/O from their start, never changes a file's access time,
-   never holds the context's first two buffers, and yields the other
-   buffers to a copy that needs them.  The engine keeps a descriptor of
-   its own for each file queued (ENGINE_AHEAD_FILES at most); the
-   caller may close FDS once engine_copy returns.  N = 0: none.
-
-   DSTS (NULL, or N descriptors, -1 for none): destinations the caller
-   made early for those files, new, empty and seen by no one (an
-   unnamed O_TMPFILE), each to be given to that file's engine_copy with
-   REQ.prepared.  The engine preallocates such a file and writes what it
-   reads ahead into it, beside the copy under way, with a descriptor of
-   its own (kept until the file's copy begins or it is dropped): the
-   writes of one file no longer wait for the end of the one before.
-   Beyond the first two files, only while every file before it is
-   written ahead too (a file in between must find its space later).  */
-enum { ENGINE_AHEAD_FILES = 8 };
-void engine_lookahead (struct engine_ctx *ctx, int const *fds,
-                       int const *dsts, unsigned int n);
-
-/* Whether a copy with REQ reads the files engine_lookahead names ahead
-   (not when it overwrites in place, may reflink, or avoids direct I/O):
-   the caller need not open them otherwise.  */
-bool engine_reads_ahead (struct engine_ctx const *ctx,
-                         struct engine_request const *req);
-
-/* Wait until reading ahead has read all it can for now (the buffers it
-   may use are full, or the files queued read): for tests, which must
-   not depend on how fast the threads doing it ran.  */
-void engine_lookahead_settle (struct engine_ctx *ctx);
 
 /* Free CTX and its buffers.  CTX may be NULL.  */
 void engine_ctx_free (struct engine_ctx *ctx);

@@ -312,18 +312,11 @@ offload_chunk (struct io_job *job, struct io_range r)
   pthread_mutex_unlock (&job->lock);
 }
 
-/* Copy the chunk R through BUF; READY: BUF holds its data already (read
-   ahead), so it is only written.  */
+/* Copy the chunk R through BUF.  */
 static void
 copy_chunk (struct io_job *job, struct flags *fl, char *buf,
-            struct io_range r, bool ready)
+            struct io_range r)
 {
-  if (ready)
-    {
-      if (write_hashed (job, fl, buf, r))
-        add_bytes (job, r.len);
-      return;
-    }
   if (r.zero)
     {
       memset (buf, 0, r.len);
@@ -395,9 +388,6 @@ struct worker
   pthread_t thread;
 };
 
-/* What a worker took: nothing, or a chunk of its job (read and written,
-   or only written when it was read ahead).  */
-enum task { TASK_NONE, TASK_CHUNK, TASK_READY };
 
 /* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
    is none (or the job stopped).  */
@@ -446,23 +436,6 @@ take_chunk (struct io_job *job, struct io_range *r)
     }
 }
 
-/* Nothing is left to hand out: the buffers on the free list go to
-   JOB->spare, but those kept out.  Under the lock.  */
-static void
-give_spare (struct io_job *job)
-{
-  if (!job->spare)
-    return;
-  for (unsigned int i = job->n_free; i-- > 0; )
-    {
-      char *b = job->free_buf[i];
-      if (b == job->keep_out[0] || b == job->keep_out[1])
-        continue;
-      job->free_buf[i] = job->free_buf[--job->n_free];
-      job->spare (job->spare_arg, b);
-    }
-}
-
 /* With IN_ORDER, R is in flight from now on: chunks past it wait for
    it (await_turn).  Under the lock.  */
 static void
@@ -472,47 +445,17 @@ note_taken (struct io_job *job, struct io_range r)
     job->taken[job->n_taken++] = r.off;
 }
 
-/* Give the worker its next task and the buffer for it, under the lock:
-   chunks read ahead first (they hold buffers), then the job's own.  */
-static enum task
+/* Give the worker its next chunk and the buffer for it, under the lock:
+   true, or false when there is none.  No buffer, no chunk: the workers
+   holding the buffers finish the job.  */
+static bool
 take_task (struct io_job *job, struct io_range *r, char **buf)
 {
-  if (job->stop && job->n_ready > 0)
-    {
-      /* Stopped by a refusal: what was read ahead and not yet written is
-         for the buffered pass to copy (after an error, for no one); its
-         buffers are free.  */
-      struct chunker *c = job->chunks;
-      while (job->n_ready > 0)
-        {
-          struct ready_chunk rc = job->ready[--job->n_ready];
-          if (c->n_redo < CHUNKER_REDO_MAX)
-            c->redo[c->n_redo++] = rc.r;
-          job->free_buf[job->n_free++] = rc.buf;
-        }
-    }
-  if (!job->stop && job->n_ready > 0)
-    {
-      struct ready_chunk rc = job->ready[--job->n_ready];
-      *r = rc.r;
-      *buf = rc.buf;
-      job->in_flight++;
-      note_taken (job, *r);
-      return TASK_READY;
-    }
-  /* No buffer, no chunk: the workers holding the buffers finish the job
-     (jobs that hold the last chunk back take nothing read ahead and have
-     a buffer for each worker, so none is waiting for a buffer here).  */
-  if (job->n_free > 0 && take_chunk (job, r) > 0)
-    {
-      *buf = job->free_buf[--job->n_free];
-      note_taken (job, *r);
-      return TASK_CHUNK;
-    }
-  /* With a buffer free, the chunker has nothing left for this pass.  */
-  if (job->n_free > 0)
-    give_spare (job);
-  return TASK_NONE;
+  if (job->n_free == 0 || take_chunk (job, r) <= 0)
+    return false;
+  *buf = job->free_buf[--job->n_free];
+  note_taken (job, *r);
+  return true;
 }
 
 /* The task R is done, written or not: its buffer goes back, and with
@@ -550,11 +493,11 @@ work (void *arg)
       struct io_range r;
       char *buf = NULL;
       pthread_mutex_lock (&job->lock);
-      enum task t = take_task (job, &r, &buf);
+      bool got = take_task (job, &r, &buf);
       pthread_mutex_unlock (&job->lock);
-      if (t == TASK_NONE)
+      if (!got)
         break;
-      copy_chunk (job, &fl, buf, r, t == TASK_READY);
+      copy_chunk (job, &fl, buf, r);
       pthread_mutex_lock (&job->lock);
       end_task (job, r, buf);
       pthread_mutex_unlock (&job->lock);

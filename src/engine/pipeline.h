@@ -23,8 +23,8 @@ struct io_range
   bool zero;    /* a hole of the source, to be written as zeros */
 };
 
-/* Room for every chunk in flight and every chunk read ahead.  */
-enum { CHUNKER_REDO_MAX = 2 * ENGINE_MAX_DEPTH };
+/* Room for every chunk in flight.  */
+enum { CHUNKER_REDO_MAX = ENGINE_MAX_DEPTH };
 
 /* Hands out the chunks of a pass: the data extents of the source within
    [cur, limit), rounded outward to ALIGN, cut into pieces of at most the
@@ -44,8 +44,7 @@ struct chunker
                         before it is handed out first) */
   struct io_range redo[CHUNKER_REDO_MAX];  /* handed out again first: the
                                              refused ranges of the chunks
-                                             in flight, and the chunks
-                                             read ahead not yet written */
+                                             in flight */
   int n_redo;
   struct io_range last;  /* the chunk that ends the file, set aside by a
                             hold_last job until nothing else is left */
@@ -56,14 +55,6 @@ struct chunker
    far (or at where it was handed back): the next pass finds its extent
    afresh, with its own alignment.  */
 void chunker_restart (struct chunker *c, off_t off);
-
-/* A chunk read before its copy began (read ahead while the copies
-   before it were written), waiting in BUF to be written.  */
-struct ready_chunk
-{
-  struct io_range r;
-  char *buf;
-};
 
 /* One pass over a file: fixed parameters, then state shared by the
    threads under LOCK.  */
@@ -89,19 +80,9 @@ struct io_job
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
                                  or NULL */
   struct engine_meter *meter;  /* the caller's live count, or NULL */
-  /* Buffers no longer needed once nothing is left to hand out go to
-     SPARE (SPARE_ARG, the buffer) at once, for reading ahead, but for
-     KEEP_OUT's; NULL: they stay in FREE_BUF.  Not with HOLD_LAST.  */
-  void (*spare) (void *, char *);
-  void *spare_arg;
-  char *keep_out[2];
-
-  /* Buffers: FREE_BUF are there to take, one per chunk in flight; READY
-     are chunks read ahead, written before any other is handed out.  */
+  /* Buffers there to take, one per chunk in flight.  */
   char *free_buf[ENGINE_MAX_DEPTH];
   unsigned int n_free;
-  struct ready_chunk ready[ENGINE_MAX_DEPTH];
-  unsigned int n_ready;
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
@@ -135,10 +116,9 @@ meter_add (struct engine_meter *meter, off_t n)
 }
 
 /* Run JOB with up to WORKERS I/Os in flight, each in one of JOB's buffers
-   (JOB->buffer_size bytes each): its ready chunks first, then the
-   chunker's.  Return when all are done or JOB->stop was set by an error,
-   a change or a refusal; JOB says which.  The buffers end in
-   JOB->free_buf, but those given to JOB->spare.  */
+   (JOB->buffer_size bytes each).  Return when all are done or JOB->stop
+   was set by an error, a change or a refusal; JOB says which.  The
+   buffers end in JOB->free_buf.  */
 void pipeline_run (struct io_job *job, unsigned int workers);
 
 #endif
