@@ -37,37 +37,39 @@
    direct-I/O engine re-measures this together with its queue depth.  */
 enum { CP8M_DEFAULT_BUFFER_SIZE = 8 * 1024 * 1024 };
 
-/* Default number of direct I/Os in flight (--queue-depth): 24 workers,
-   each with its own 8 MiB buffer (192 MiB, allocated only when a large
+/* Default number of direct I/Os in flight (--queue-depth): 8 workers,
+   each with its own 8 MiB buffer (64 MiB, allocated only when a large
    file is copied direct, and capped by the cp layer's memory budget: at
    most a quarter of the headroom of the process's cgroups and of
-   MemAvailable, so a 64 MiB container gets 4 x 3 MiB: see budget.h).
+   MemAvailable: see budget.h).
 
    One direct request at a time leaves the device idle between a read and
-   the following write.  Measured on the reference machine
-   (bench/queue-depth: 4 GiB random file, cold, --direct=always; three
-   runs, 17 rounds pooled, tools interleaved; full table in
-   bench/queue-depth.md) against the device's copy limit timed as a copy
-   is: fio's balanced reader and writer with end_fsync=1, wall clock
-   including a final sync (fio's own bandwidth leaves out that flush and
-   overstated the limit on this host-cached disk):
-
-     in flight x buffer   8x8M  16x4M  4x16M  12x8M  16x8M  24x8M  32x8M
-     memory (MiB)           64     64     64     96    128    192    256
-     share of the limit   0.82   0.81   0.87   0.93   0.89   0.97   0.96
-     (dd bs=8M direct: 0.64)
-
-   24 x 8 MiB is the best or tied in each run, and nothing with 64 MiB or
-   less in flight comes within 10 % of it in any run: the default stays.
-   Absolute speeds on this disk vary by +-25 % from round to round; the
-   ranking held across the three runs.
+   the following write; too many hurt a device that serves requests one
+   after another.  Measured in issue 40 (bench/README, "What each
+   mechanism buys"; 5 rounds, interleaved):
+   - the simulated disk, iops profile (200 requests a second of at most
+     1280 KiB; 512 MiB): 4 in flight 0.915 of the limit, 8 0.912, 12
+     0.882, 24 0.698.  With 24, all 24 reads are split into requests
+     that the throttle serves interleaved, so no chunk's read ends, and
+     no write starts, until most of them are served; with 8 the first
+     writes start early.  A disk that serves requests in order behaves
+     alike;
+   - bw profile (400 MiB/s): 4, 8, 12 and 24 within each other's range
+     on both trees; ram profile: noise (30-50 % between rounds);
+   - the real disk (bench/run, quick sizes): 4, 8 and 24 within each
+     other's range on a cold 1 GiB file and both trees.
+   In November this host's disk ranked 24 first (0.97 of the limit
+   against 0.82 for 8; bench/queue-depth.md); in December it did not.
+   8 rather than 4: no profile tells them apart, and a device with more
+   internal parallelism (NVMe) than any here wants more than 4.
+   --queue-depth raises it where a device is known to gain.
 
    Workers that each read and then write their own chunk were measured
    against separate reader and writer streams (8 readers and 8 writers
    over a ring of 24 buffers, the shape of fio's limit job), 3 rounds
    interleaved: workers 789-873 MiB/s, streams 756-835, fio 808-1062.  No
    gain from the split, so the simpler workers stay.  */
-enum { CP8M_DEFAULT_QUEUE_DEPTH = 24 };
+enum { CP8M_DEFAULT_QUEUE_DEPTH = 8 };
 
 /* --buffer-size may not exceed this: Linux moves at most 2 GiB - 4 KiB in
    one read or write, and the pipeline multiplies the buffer by the queue
