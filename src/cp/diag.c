@@ -92,8 +92,6 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
       printf ("direct I/O: yes (%s, %s x %u in flight, align %u/%u",
               rep->method, size, rep->depth, rep->mem_align,
               rep->offset_align);
-      if (rep->in_order)
-        fputs (", writes one at a time in order", stdout);
       if (rep->short_of_memory)
         fputs (", fewer or smaller buffers: an allocation failed", stdout);
       if (rep->tail > 0)

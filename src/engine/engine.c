@@ -19,7 +19,6 @@
 #include "dio.h"
 #include "iosizes.h"
 #include "pipeline.h"
-#include "prealloc.h"
 #include "reflink.h"
 #include "rw.h"
 #include "sparse.h"
@@ -41,7 +40,6 @@ struct engine_ctx
   struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
   int n_refused;
   struct verify_rec verify;  /* what the last copy read, for --verify */
-  struct prealloc_memo prealloc;     /* mounts with online discard */
 };
 
 static size_t
@@ -264,9 +262,6 @@ struct file_copy
   bool dontcache;      /* direct I/O was wanted and refused */
   bool src_cached;     /* the source is mostly in the page cache */
   unsigned int depth;  /* I/Os in flight: no more than it has chunks */
-  bool past_eof;       /* a new file preallocated past its end: written
-                          in order unless too small to split
-                          (prealloc.h) */
   off_t ended_at;      /* the source ended early here, or -1 */
   struct engine_result *res;
 };
@@ -553,15 +548,6 @@ init_job (struct io_job *job, struct file_copy const *fc,
   job->n_free = 1;
   pthread_mutex_init (&job->lock, NULL);
   pthread_cond_init (&job->idle, NULL);
-  pthread_cond_init (&job->turn, NULL);
-}
-
-/* True when CHUNKS are cut from the file's start, whole, one buffer
-   after another: no hole to stop at, nothing an earlier pass wrote.  */
-static bool
-whole_from_start (struct chunker const *chunks)
-{
-  return !chunks->seek_holes && chunks->cur == 0;
 }
 
 /* Account for a finished pass: bytes, where the source ended early (if it
@@ -631,15 +617,6 @@ direct_pass (struct file_copy *fc, struct chunker *chunks,
      wrote before is written again, the same bytes).  */
   chunks->cur -= chunks->cur % align;
   chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
-  /* Chunks cut at holes (--sparse=never), or after an offload pass
-     that stopped part way, are not the pieces prealloc_in_order
-     counts.  */
-  job.in_order = fc->past_eof
-                 && (!whole_from_start (chunks)
-                     || prealloc_in_order (fc->src_st.st_size,
-                                           ctx->cfg.buffer_size,
-                                           fc->dst_st.st_blksize));
-  rep->in_order = job.in_order;
   /* No more I/Os in flight than there are chunks left (after an offload
      pass that stopped part way, fewer than the file has), each in one of
      the buffers ensure_buffers made.  */
@@ -757,9 +734,8 @@ copy_buffered (struct file_copy *fc, struct chunker *chunks)
 /* Reserve the destination's space before data moves when the copy has no
    holes: ENOSPC now, not half way.  A file no one can see yet also gets
    its final size (extending direct writes serialise on ext4's inode
-   lock), unless that would cost a discard per file (prealloc.h); one
-   overwritten in place keeps its size, which only the last write (or
-   finish_copy) gives it, so that it looks short until then.  */
+   lock); one overwritten in place keeps its size, which only the last
+   write (or finish_copy) gives it, so that it looks short until then.  */
 static bool
 prepare_dest (struct file_copy *fc)
 {
@@ -775,15 +751,9 @@ prepare_dest (struct file_copy *fc)
   if (!fc->make_holes)
     {
 #ifdef HAVE_FALLOCATE
-      bool past_eof = in_place
-                      || prealloc_past_eof (fc->dst_fd, &fc->dst_st, size,
-                                            &fc->ctx->prealloc);
-      if (fallocate (fc->dst_fd, past_eof ? FALLOC_FL_KEEP_SIZE : 0, 0,
+      if (fallocate (fc->dst_fd, in_place ? FALLOC_FL_KEEP_SIZE : 0, 0,
                      size) == 0)
-        {
-          fc->past_eof = past_eof && !in_place;
-          return true;
-        }
+        return true;
       if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
         return fail (fc->res, ENGINE_SIDE_WRITE, errno);
 #endif

@@ -166,8 +166,6 @@ struct engine_report
   bool dontcache_reads;    /* buffered reads used RWF_DONTCACHE */
   bool dontcache_writes;   /* buffered writes used RWF_DONTCACHE */
   unsigned int depth;      /* I/Os in flight */
-  bool in_order;           /* of them, one write at a time, in file
-                              order (prealloc.h) */
   size_t buffer_size;
   bool short_of_memory;    /* an allocation failed: fewer or smaller
                               buffers than configured */

@@ -203,28 +203,6 @@ add_bytes (struct io_job *job, off_t n)
   meter_add (job->meter, n);
 }
 
-/* With JOB->in_order, wait until all before R is written: ext4 takes a
-   write past the end alone anyway, and one that lands before those
-   below it are written splits the file's extents (prealloc.h).  A job
-   that stopped writes what it holds in any order.  */
-static void
-await_turn (struct io_job *job, struct io_range r)
-{
-  if (!job->in_order)
-    return;
-  pthread_mutex_lock (&job->lock);
-  /* The lowest chunk in flight never waits, so this ends.  */
-  for (unsigned int i = 0; i < job->n_taken && !job->stop; )
-    if (job->taken[i] < r.off)
-      {
-        pthread_cond_wait (&job->turn, &job->lock);
-        i = 0;
-      }
-    else
-      i++;
-  pthread_mutex_unlock (&job->lock);
-}
-
 /* For --verify: the piece [OFF, OFF + LEN) of the destination now holds
    bytes that hashed to HASH when they were read.  */
 static void
@@ -245,13 +223,8 @@ write_hashed (struct io_job *job, struct flags *fl, char *buf,
               struct io_range r)
 {
   if (!job->verify)
-    {
-      await_turn (job, r);
-      return write_chunk (job, fl, buf, r);
-    }
-  /* Hashed before its turn: the writes in order wait for no hash.  */
+    return write_chunk (job, fl, buf, r);
   uint64_t hash = verify_hash (buf, r.len);
-  await_turn (job, r);
   fl->handed_back_at = -1;
   if (write_chunk (job, fl, buf, r))
     {
@@ -320,14 +293,9 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
   if (r.zero)
     {
       memset (buf, 0, r.len);
-      bool ok;
-      if (job->verify)
-        ok = write_hashed (job, fl, buf, r);
-      else
-        {
-          await_turn (job, r);
-          ok = write_at (job, fl, buf, r.off, r.len, r.off + r.len);
-        }
+      bool ok = job->verify
+                ? write_hashed (job, fl, buf, r)
+                : write_at (job, fl, buf, r.off, r.len, r.off + r.len);
       if (ok)
         add_bytes (job, r.len);
       return;
@@ -436,15 +404,6 @@ take_chunk (struct io_job *job, struct io_range *r)
     }
 }
 
-/* With IN_ORDER, R is in flight from now on: chunks past it wait for
-   it (await_turn).  Under the lock.  */
-static void
-note_taken (struct io_job *job, struct io_range r)
-{
-  if (job->in_order && job->n_taken < ENGINE_MAX_DEPTH)
-    job->taken[job->n_taken++] = r.off;
-}
-
 /* Give the worker its next chunk and the buffer for it, under the lock:
    true, or false when there is none.  No buffer, no chunk: the workers
    holding the buffers finish the job.  */
@@ -454,26 +413,14 @@ take_task (struct io_job *job, struct io_range *r, char **buf)
   if (job->n_free == 0 || take_chunk (job, r) <= 0)
     return false;
   *buf = job->free_buf[--job->n_free];
-  note_taken (job, *r);
   return true;
 }
 
-/* The task R is done, written or not: its buffer goes back, and with
-   IN_ORDER the chunks after it may be written sooner (after a failure
-   the job has stopped, which lets every chunk go).  Under the lock.  */
+/* A task is done, written or not: its buffer goes back.  Under the
+   lock.  */
 static void
-end_task (struct io_job *job, struct io_range r, char *buf)
+end_task (struct io_job *job, char *buf)
 {
-  if (job->in_order)
-    {
-      for (unsigned int i = 0; i < job->n_taken; i++)
-        if (job->taken[i] == r.off)
-          {
-            job->taken[i] = job->taken[--job->n_taken];
-            break;
-          }
-      pthread_cond_broadcast (&job->turn);
-    }
   job->free_buf[job->n_free++] = buf;
   if (--job->in_flight == 0)
     pthread_cond_broadcast (&job->idle);
@@ -499,7 +446,7 @@ work (void *arg)
         break;
       copy_chunk (job, &fl, buf, r);
       pthread_mutex_lock (&job->lock);
-      end_task (job, r, buf);
+      end_task (job, buf);
       pthread_mutex_unlock (&job->lock);
     }
   /* Report a flag the kernel refused, for --debug.  */

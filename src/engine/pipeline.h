@@ -71,10 +71,6 @@ struct io_job
   bool zero_detect;     /* leave all-zero blocks as holes */
   bool hold_last;       /* write the chunk that ends the file only after
                            every other chunk is written */
-  bool in_order;        /* write each chunk only once those before it are
-                           written (until the job stops): a file
-                           preallocated past its end, big enough to
-                           split (prealloc.h) */
   size_t buffer_size;
   struct chunker *chunks;
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
@@ -86,9 +82,6 @@ struct io_job
 
   pthread_mutex_t lock;
   pthread_cond_t idle;  /* signalled when IN_FLIGHT drops to 0 */
-  pthread_cond_t turn;  /* IN_ORDER: signalled when a chunk is done */
-  off_t taken[ENGINE_MAX_DEPTH];  /* IN_ORDER: the offsets of the chunks */
-  unsigned int n_taken;           /* in flight, written or not yet */
   unsigned int in_flight;  /* chunks being copied */
   bool stop;            /* stop handing out chunks */
   int err;              /* first hard error */

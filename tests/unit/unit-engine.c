@@ -30,7 +30,6 @@
 #include "engine/dio.h"
 #include "engine/engine.h"
 #include "engine/pipeline.h"
-#include "engine/prealloc.h"
 #include "tap-main.h"
 
 ssize_t __real_read (int, void *, size_t);
@@ -1342,112 +1341,22 @@ START_TEST (test_in_place_short_until_done)
 END_TEST
 
 /* The same watch sees a hidden destination (not in place) get its space
-   before any data moves, so ENOSPC comes first; and its full size too,
-   unless the mount discards the extent block such a file frees on ext4
-   (prealloc.h): then the writes give the size.  */
+   before any data moves, so ENOSPC comes first, and its full size.  */
 START_TEST (test_hidden_dest_preallocated)
 {
   off_t size = 8 * BUF;
   int src = source_file (size), dst = temp_file ();
   arm (src, dst);
   fake.full_size = size;
-  struct stat st;
-  ck_assert_int_eq (fstat (dst, &st), 0);
-  struct prealloc_memo memo = { .n = 0 };
-  bool past_eof = prealloc_past_eof (dst, &st, size, &memo);
   struct engine_ctx *ctx = make_ctx (4);
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &direct, &res));
   assert_copy_of_pattern (dst, size);
   ck_assert (fake.first_seen);
   ck_assert_int_ge (fake.first_allocated, size);
-  if (past_eof)
-    ck_assert_int_eq (fake.first_size, 0);
-  else
-    {
-      ck_assert_int_eq (fake.first_size, size);
-      ck_assert_int_gt (fake.writes_when_full, 0);
-    }
+  ck_assert_int_eq (fake.first_size, size);
+  ck_assert_int_gt (fake.writes_when_full, 0);
   engine_ctx_free (ctx);
-}
-END_TEST
-
-/* Which mounts discard, from /proc/self/mountinfo's text: ext4 with
-   "discard" among its options, on the device asked about.  */
-START_TEST (test_prealloc_mountinfo)
-{
-  char const *mi =
-    "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
-    "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resuid=0\n"
-    "30 27 7:0 / /mnt/a\\040b rw - ext4 /dev/loop0 rw,nodiscard\n"
-    "31 27 7:1 / /mnt/x rw,discard - xfs /dev/loop1 rw,discard\n"
-    "32 27 7:2 / /mnt/c rw shared:5 - ext4 /dev/loop2 rw,discard=x\n"
-    "33 27 7:3 / /mnt/d rw,discard master:1 - ext4 /dev/loop3 rw\n"
-    "34 27 7:4 / /mnt/e rw - ext4 /dev/loop4 discard\n"
-    "35 27 7:5 / /mnt/f rw - ext4\n"
-    "36 27 7:6 / /mnt/g rw ext4 /dev/loop6 discard";
-  ck_assert (prealloc_mountinfo_discards (mi, 254, 0));
-  ck_assert (!prealloc_mountinfo_discards (mi, 7, 0));   /* nodiscard */
-  ck_assert (!prealloc_mountinfo_discards (mi, 7, 1));   /* xfs */
-  ck_assert (!prealloc_mountinfo_discards (mi, 7, 2));   /* discard=x */
-  ck_assert (prealloc_mountinfo_discards (mi, 7, 3));    /* per mount */
-  ck_assert (prealloc_mountinfo_discards (mi, 7, 4));    /* last line */
-  ck_assert (!prealloc_mountinfo_discards (mi, 7, 5));   /* cut short */
-  ck_assert (!prealloc_mountinfo_discards (mi, 7, 6));   /* no " - " */
-  ck_assert (!prealloc_mountinfo_discards (mi, 25, 4));  /* absent */
-  ck_assert (!prealloc_mountinfo_discards (mi, 2, 54));  /* not 25:4 */
-  ck_assert (!prealloc_mountinfo_discards ("", 254, 0));
-}
-END_TEST
-
-/* Which files preallocated past their end are written in order: those
-   whose chunks, written in any order, could leave more than four
-   extents.  */
-START_TEST (test_prealloc_in_order)
-{
-  off_t const M = 1024 * 1024;
-  size_t const chunk = 8 * M;
-  ck_assert (!prealloc_in_order (1, chunk, 4096));
-  ck_assert (!prealloc_in_order (16 * M, chunk, 4096));
-  ck_assert (!prealloc_in_order (32 * M, chunk, 4096));
-  /* A partial last chunk: its direct part and its buffered tail.  */
-  ck_assert (!prealloc_in_order (16 * M + 1000, chunk, 4096));
-  ck_assert (prealloc_in_order (24 * M + 1000, chunk, 4096));
-  ck_assert (prealloc_in_order (32 * M - 512, chunk, 4096));
-  ck_assert (prealloc_in_order (32 * M + 4096, chunk, 4096));
-  ck_assert (prealloc_in_order (40 * M, chunk, 4096));
-  ck_assert (prealloc_in_order (128 * M, chunk, 4096));
-  /* ext4 maps a direct write 4096 blocks at a time: a chunk of 32 MiB
-     on 4 KiB blocks is two pieces, of 8 MiB on 1 KiB blocks too.  */
-  ck_assert (prealloc_in_order (80 * M, 32 * M, 4096));
-  ck_assert (!prealloc_in_order (80 * M, 32 * M, 16384));
-  ck_assert (!prealloc_in_order (16 * M, chunk, 1024));
-  ck_assert (prealloc_in_order (24 * M, chunk, 1024));
-  ck_assert (prealloc_in_order (32 * M, chunk, 1024));
-  ck_assert (prealloc_in_order (16 * M, 0, 4096));
-}
-END_TEST
-
-/* Bigger files than four full extents, and files on other mounts, keep
-   their final size first; the answer for a device is remembered.  */
-START_TEST (test_prealloc_past_eof_bounds)
-{
-  int fd = temp_file ();
-  struct stat st;
-  ck_assert_int_eq (fstat (fd, &st), 0);
-  struct prealloc_memo memo = { .n = 0 };
-  off_t four = (off_t) 4 * 32768 * st.st_blksize;
-  ck_assert (!prealloc_past_eof (fd, &st, four + 1, &memo));
-  ck_assert_int_eq (memo.n, 0);    /* decided without looking */
-  bool here = prealloc_past_eof (fd, &st, four, &memo);
-  ck_assert_int_eq (memo.n, 1);
-  ck_assert (memo.dev[0].dev == st.st_dev);
-  /* Remembered: a closed descriptor is not asked again.  */
-  int dead = dup (fd);
-  close (dead);
-  ck_assert (prealloc_past_eof (dead, &st, 1, &memo) == here);
-  ck_assert_int_eq (memo.n, 1);
-  close (fd);
 }
 END_TEST
 
@@ -1534,9 +1443,6 @@ main (void)
   tcase_add_loop_test (tc, test_source_grown, 0, 4);
   tcase_add_loop_test (tc, test_in_place_short_until_done, 0, 4);
   tcase_add_test (tc, test_hidden_dest_preallocated);
-  tcase_add_test (tc, test_prealloc_mountinfo);
-  tcase_add_test (tc, test_prealloc_in_order);
-  tcase_add_test (tc, test_prealloc_past_eof_bounds);
   suite_add_tcase (s, tc);
 
   return run_suite_as_tap (s);
