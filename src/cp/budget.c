@@ -390,24 +390,20 @@ budget_fit (size_t bytes, unsigned int *depth, size_t *size)
 {
   if ((uint64_t) *depth * *size <= bytes)
     return false;
-  unsigned int keep = *depth < BUDGET_MIN_DEPTH ? *depth : BUDGET_MIN_DEPTH;
-  if (bytes / *size >= keep)
+  if (bytes / *size >= 1)
     {
       *depth = bytes / *size;
       return true;
     }
-  /* Smaller buffers, KEEP of them, in whole MiB down to 1 MiB (or the
-     size asked for, when that was smaller); fewer only below that.  */
-  size_t smaller = bytes / keep;
-  smaller -= smaller % ENGINE_MIN_BUFFER;
+  /* Not room for one: one smaller buffer, in whole MiB down to 1 MiB (or
+     the size asked for, when that was smaller).  */
+  size_t smaller = bytes - bytes % ENGINE_MIN_BUFFER;
   if (smaller < ENGINE_MIN_BUFFER)
     smaller = ENGINE_MIN_BUFFER;
   if (smaller > *size)
     smaller = *size;
-  unsigned int n = bytes / smaller;
-  n = n < 1 ? 1 : n > keep ? keep : n;
-  bool changed = *depth != n || smaller != *size;
-  *depth = n;
+  bool changed = *depth != 1 || smaller != *size;
+  *depth = 1;
   *size = smaller;
   return changed;
 }

@@ -60,19 +60,13 @@ void budget_plan (struct memory_plan *p, char const *root,
                   unsigned int depth, size_t size, bool explicit_depth,
                   bool explicit_size);
 
-/* Direct I/O with one request in flight leaves the device idle between
-   each read and its write: in a small budget, smaller buffers in flight
-   together do better than one large one (a 64 MiB cgroup, 1 GiB cold,
-   medians of 5 rounds: 1 x 8 MiB 3.34 s, 2 x 7 MiB 3.72 s, 4 x 3 MiB
-   2.79 s, 7 x 2 MiB 3.08 s; GNU cp 2.76 s).  */
-enum { BUDGET_MIN_DEPTH = 4 };
-
-/* Fit *DEPTH buffers of *SIZE bytes into BYTES: first fewer buffers, down
-   to BUDGET_MIN_DEPTH (or *DEPTH, if smaller); then that many smaller
-   buffers (multiples of ENGINE_MIN_BUFFER, not below it, nor below a
-   *SIZE that was already smaller: smaller direct I/Os would lose more
-   than the memory saves); then fewer of those, down to one.  Return true
-   if anything changed.  */
+/* Fit *DEPTH buffers of *SIZE bytes into BYTES: fewer buffers, down to
+   one; then one smaller buffer (a multiple of ENGINE_MIN_BUFFER, not
+   below it, nor below a *SIZE that was already smaller).  Return true if
+   anything changed.  Up to issue 40 at least four buffers were kept,
+   smaller ones if need be: in a 64 MiB cgroup, 4 x 3 MiB copied a cold
+   512 MiB file in 1.18 s (median of 5) and 1 x 8 MiB in 0.54 s, runs of
+   the two interleaved (bench/README, "What each mechanism buys").  */
 bool budget_fit (size_t bytes, unsigned int *depth, size_t *size);
 
 #endif

@@ -321,19 +321,16 @@ static struct fit_case const fit_cases[] =
   /* Enough: nothing changes.  */
   { SIZE_MAX, 24, 8 * MiB, 24, 8 * MiB, false },
   { 64 * MiB, 8, 8 * MiB, 8, 8 * MiB, false },
-  /* First fewer buffers, down to four...  */
+  /* First fewer buffers, down to one...  */
   { 48 * MiB, 24, 8 * MiB, 6, 8 * MiB, true },
   { 32 * MiB, 24, 8 * MiB, 4, 8 * MiB, true },
-  /* ...then four smaller ones, in whole MiB (a 64 MiB cgroup's
-     quarter)...  */
-  { 63 * MiB / 4, 24, 8 * MiB, 4, 3 * MiB, true },
-  { 12 * MiB, 24, 8 * MiB, 4, 3 * MiB, true },
-  { 5 * MiB + 12345, 24, 8 * MiB, 4, 1 * MiB, true },
-  /* ...or as many as were asked for, when fewer...  */
-  { 8 * MiB, 2, 8 * MiB, 2, 4 * MiB, true },
+  { 63 * MiB / 4, 24, 8 * MiB, 1, 8 * MiB, true },
+  { 8 * MiB, 2, 8 * MiB, 1, 8 * MiB, true },
+  /* ...then one smaller, in whole MiB...  */
+  { 5 * MiB + 12345, 24, 8 * MiB, 1, 5 * MiB, true },
   { 12 * MiB, 1, 16 * MiB, 1, 12 * MiB, true },
-  /* ...then fewer of 1 MiB, down to one, whatever the budget says.  */
-  { 3 * MiB + 5, 24, 8 * MiB, 3, 1 * MiB, true },
+  { 3 * MiB + 5, 24, 8 * MiB, 1, 3 * MiB, true },
+  /* ...not below 1 MiB, whatever the budget says.  */
   { 300 * 1024, 24, 8 * MiB, 1, 1 * MiB, true },
   { 0, 24, 8 * MiB, 1, 1 * MiB, true },
   { 0, 1, 1 * MiB, 1, 1 * MiB, false },
