@@ -31,8 +31,13 @@ full_disk () {
       fallocate -l $((_avail - _free * M)) "$mp/filler" || exit 99
     fi
     case $_dir in */) mkdir "$mp/$_dir" || exit 99 ;; esac
-    # Destinations that exist already, empty.
-    for _e in ${existing-}; do : >"$mp/$_dir$_e" || exit 99; done
+    # Destinations that exist already, empty; their inodes, to check
+    # that each is overwritten in place, as GNU cp overwrites it.
+    _inodes=
+    for _e in ${existing-}; do
+      : >"$mp/$_dir$_e" || exit 99
+      _inodes="$_inodes $(stat -c %i "$mp/$_dir$_e")"
+    done
     if [ $_side = gnu ]; then
       "$GNU_CP" "$@" "$mp/$_dir" 2>"$_side.err"; echo $? >"$_side.status"
     else
@@ -43,6 +48,10 @@ full_disk () {
     (cd "$mp/$_dir" && for _f in *; do
        cmp -s "$_f" "$work/$_dir/$_f" && echo "$_f"; done) >"$_side.complete"
     ls "$mp/$_dir" >"$_side.names"
+    _now=
+    for _e in ${existing-}; do _now="$_now $(stat -c %i "$mp/$_dir$_e")"; done
+    [ "$_now" = "$_inodes" ] ||
+      fail "$_label: $_side: an existing destination was replaced, not overwritten in place"
   done
   cmp -s gnu.status ours.status ||
     fail "$_label: exit $(cat ours.status), GNU's $(cat gnu.status)"
