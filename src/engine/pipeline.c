@@ -356,7 +356,6 @@ struct worker
   pthread_t thread;
 };
 
-
 /* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
    is none (or the job stopped).  */
 static int
