@@ -324,12 +324,6 @@ open_tmpfile (struct loc const *loc, mode_t mode, int accmode)
   return fd;
 }
 
-int
-dest_tmpfile (struct loc const *loc, mode_t mode)
-{
-  return open_tmpfile (loc, mode, O_WRONLY);
-}
-
 bool
 dest_create (struct dest *d, struct cp8m_options const *o,
              struct loc const *loc, mode_t mode, bool stream, bool *reported)

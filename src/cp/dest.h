@@ -95,9 +95,6 @@ bool dest_create (struct dest *d, struct cp8m_options const *o,
                   struct loc const *loc, mode_t mode, bool stream,
                   bool *reported);
 
-/* An unnamed O_TMPFILE in LOC's directory with MODE (less the umask), as
-   dest_create makes one, or -1 with errno set.  */
-int dest_tmpfile (struct loc const *loc, mode_t mode);
 
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);
