@@ -95,7 +95,6 @@ bool dest_create (struct dest *d, struct cp8m_options const *o,
                   struct loc const *loc, mode_t mode, bool stream,
                   bool *reported);
 
-
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);
 
