@@ -48,7 +48,12 @@ for pair in "8M:8 MiB" "8MiB:8 MiB" "1:4 KiB:1 bytes" "4096:4 KiB" \
   esac
   printf "%s\n" "'a' -> 'b'" \
     "copy offload: avoided, reflink: no, sparse detection: no" \
-    "direct I/O: no (smaller than one buffer), buffered, $granted I/O" \
+    "direct I/O: no (smaller than one buffer)" \
+    "plan: buffered (smaller than one buffer)" \
+    "  I/O: one read and one write of 5 bytes (less than one $granted buffer)" \
+    "  holes: none looked for (the source is allocated in full)" \
+    "  space: not reserved (one write sets the size and reports a full disk by itself)" \
+    "  cache: used as any program uses it" \
     "destination: new file, unnamed until complete (O_TMPFILE)" \
     >want
   sed 3d "$work/.out" >got
@@ -69,7 +74,7 @@ expect 0 "" cp8M --debug a c d
 [ "$(grep -c '^memory budget: ' "$work/.out")" -eq 1 ] ||
   fail "--debug printed the memory budget other than once"
 expect 0 "" cp8M --debug --buffer-size=2M a d
-grep -qx "direct I/O: no (smaller than one buffer), buffered, 2 MiB I/O" "$work/.out" ||
+grep -qx "  I/O: one read and one write of 5 bytes (less than one 2 MiB buffer)" "$work/.out" ||
   fail "--debug line for --buffer-size=2M"
 
 # -v matches GNU cp's format exactly.

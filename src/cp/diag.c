@@ -72,40 +72,98 @@ diag_debug_gnu (struct engine_facts const *facts)
           w.offload, w.reflink, w.sparse);
 }
 
+/* WHY of a plan, with the error behind it: "write: Invalid argument".  */
+static char const *
+reason (char *buf, size_t size, char const *why, int err)
+{
+  snprintf (buf, size, "%s%s%s", why ? why : "", err ? ": " : "",
+            err ? strerror (err) : "");
+  return buf;
+}
+
+static char const *const method_words[] = {
+  [ENGINE_COPY_OFFLOAD] = "copy_file_range",
+  [ENGINE_COPY_DIRECT] = "direct I/O",
+  [ENGINE_COPY_BUFFERED] = "buffered",
+  [ENGINE_COPY_STREAM] = "read until end of file, buffered",
+};
+
+/* The plan P in full, one choice a line with its reason.  A plan that
+   follows another (FIRST false) says only what changed.  */
+static void
+print_plan (struct engine_plan const *p, bool first)
+{
+  char why[160], io[32];
+  format_size (io, sizeof io, p->io_size);
+  reason (why, sizeof why, p->why, p->why_errno);
+  if (first)
+    printf ("plan: %s%s%s (%s)\n", method_words[p->method],
+            p->dio ? " with " : "", p->dio ? p->dio : "", why);
+  else
+    printf ("then from byte %jd: %s (%s%s)\n", (intmax_t) p->from,
+            method_words[p->method],
+            p->then == ENGINE_THEN_REFUSED ? "direct I/O refused: " : "",
+            why);
+  if (p->method == ENGINE_COPY_STREAM)
+    printf ("  I/O: up to %s a read, written as it arrives\n", io);
+  else if (p->method != ENGINE_COPY_OFFLOAD && p->data >= 0
+           && p->data < (off_t) p->io_size)
+    printf ("  I/O: one read and one write of %jd bytes (less than one"
+            " %s buffer)\n", (intmax_t) p->data, io);
+  else
+    printf ("  I/O: %s%s pieces, %u in flight (%s)\n",
+            p->method == ENGINE_COPY_OFFLOAD ? "copy_file_range " : "", io,
+            p->depth, p->depth_why);
+  if (p->method == ENGINE_COPY_DIRECT)
+    printf ("  alignment: pieces at multiples of %u; the files ask %u for"
+            " offsets, %u for memory (%s)\n", p->align, p->offset_align,
+            p->mem_align, p->align_from);
+  if (first)
+    printf ("  holes: %s\n  space: %s\n", p->holes_why, p->prealloc_why);
+  if (first && p->hold_last)
+    puts ("  order: the piece that ends the file is written last (an"
+          " existing file overwritten in place stays short until"
+          " complete)");
+  printf ("  cache: %s%s%s%s\n", p->cache_why,
+          p->dontcache_refused ? " (this kernel has no RWF_DONTCACHE: they"
+                                 " stay)" : "",
+          p->caveat ? ", but " : "", p->caveat ? p->caveat : "");
+  if (p->sync)
+    puts ("  then fdatasync, so that the tail is on disk as the rest is");
+}
+
 void
 diag_debug_lines (struct engine_result const *res, char const *dest)
 {
   struct engine_report const *rep = &res->report;
-
+  bool fell_back;
+  struct engine_plan const *d = engine_direct_plan (rep, &fell_back);
+  char why[160];
   char size[32];
-  format_size (size, sizeof size, rep->buffer_size);
-  char why[160] = "";
-  if (rep->why_not)
-    snprintf (why, sizeof why, "%s%s%s", rep->why_not,
-              rep->why_errno ? ": " : "",
-              rep->why_errno ? strerror (rep->why_errno) : "");
-  char const *rest = rep->dontcache_reads ? "buffered with RWF_DONTCACHE"
-                     : rep->dontcache_writes ? "buffered, writes with RWF_DONTCACHE"
-                     : "buffered";
-  if (rep->direct && !rep->fell_back)
-    {
-      printf ("direct I/O: yes (%s, %s x %u in flight, align %u/%u",
-              rep->method, size, rep->depth, rep->mem_align,
-              rep->offset_align);
-      if (rep->short_of_memory)
-        fputs (", fewer or smaller buffers: an allocation failed", stdout);
-      if (rep->tail > 0)
-        printf (", last %jd bytes buffered", (intmax_t) rep->tail);
-      printf (")%s%s\n", rep->caveat ? ", but " : "",
-              rep->caveat ? rep->caveat : "");
-    }
-  else if (rep->direct)
-    printf ("direct I/O: partly (%s, %s x %u in flight), then %s (%s)\n",
-            rep->method, size, rep->depth, rest, why);
+  if (d)
+    format_size (size, sizeof size, d->io_size);
+  if (d && fell_back)
+    printf ("direct I/O: partly (%s, %s x %u in flight), then buffered"
+            " (%s)\n", d->dio, size, d->depth,
+            reason (why, sizeof why, d[1].why, d[1].why_errno));
+  else if (d)
+    printf ("direct I/O: yes (%s, %s x %u in flight)%s%s\n", d->dio, size,
+            d->depth, d->caveat ? ", but " : "", d->caveat ? d->caveat : "");
   else if (rep->offloaded)
-    puts ("direct I/O: no (data offloaded to the filesystem)");
-  else
-    printf ("direct I/O: no (%s), %s, %s I/O\n", why, rest, size);
+    puts ("direct I/O: no (data offloaded to the file system)");
+  else if (rep->n_plans > 0)
+    printf ("direct I/O: no (%s)\n",
+            reason (why, sizeof why, rep->plans[rep->n_plans - 1].why,
+                    rep->plans[rep->n_plans - 1].why_errno));
+  for (unsigned int i = 0; i < rep->n_plans; i++)
+    {
+      struct engine_plan const *p = &rep->plans[i];
+      /* The end of file found where it was expected says nothing.  */
+      if (i == 0 || p->then != ENGINE_THEN_TAIL || p->bytes > 0)
+        print_plan (p, i == 0);
+    }
+  if (rep->short_of_memory)
+    puts ("  memory: fewer or smaller buffers: an allocation failed");
   printf ("destination: %s\n", dest);
   if (res->src_changed)
     puts ("source changed during the copy");

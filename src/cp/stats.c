@@ -115,19 +115,21 @@ stats_file (struct stats *s, struct engine_result const *res,
     s->changed++;
 
   struct engine_report const *rep = &res->report;
+  bool fell_back;
+  struct engine_plan const *d = engine_direct_plan (rep, &fell_back);
   if (rep->facts.clone == ENGINE_CLONE_DONE)
     s->reflinked++;
   else if (rep->offloaded)
     s->offloaded++;
-  else if (rep->direct && rep->fell_back)
+  else if (d && fell_back)
     {
       s->fell_back++;
-      add_reason (s->why_fell_back, rep->why_not, rep->why_errno);
+      add_reason (s->why_fell_back, d[1].why, d[1].why_errno);
     }
-  else if (rep->direct)
+  else if (d)
     {
       s->direct++;
-      if (rep->caveat)
+      if (d->caveat)
         s->cached_anyway++;
     }
   else
@@ -136,8 +138,10 @@ stats_file (struct stats *s, struct engine_result const *res,
       /* An empty file is streamed by the engine (a regular file of size
          0 may be a /proc file with contents): say what it was.  */
       bool empty = res->bytes == 0 && m && m->regular && m->size == 0;
-      add_reason (s->why_buffered, empty ? "empty file" : rep->why_not,
-                  empty ? 0 : rep->why_errno);
+      struct engine_plan const *p = rep->n_plans > 0
+                                    ? &rep->plans[rep->n_plans - 1] : NULL;
+      add_reason (s->why_buffered, empty ? "empty file" : p ? p->why : NULL,
+                  empty || !p ? 0 : p->why_errno);
     }
 }
 

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,29 +17,8 @@
 #include "cache.h"
 #include "dio.h"
 #include "iosizes.h"
-#include "pipeline.h"
+#include "plan.h"
 #include "reflink.h"
-#include "rw.h"
-#include "sparse.h"
-#include "verify.h"
-
-/* Devices that refused direct I/O, so later files on them do not ask
-   again.  A handful is plenty: a copy touches few devices.  */
-enum { REFUSED_MAX = 16 };
-
-struct engine_ctx
-{
-  struct engine_config cfg;
-  char *buffers[ENGINE_MAX_DEPTH];  /* allocated on first need */
-  bool buffer_mapped[ENGINE_MAX_DEPTH];  /* for buffer_free */
-  size_t buffer_align;
-  size_t huge_page;      /* buffer_huge_size, read with the first buffer */
-  unsigned int allocations;
-  bool short_of_memory;  /* an allocation failed: fewer or smaller buffers */
-  struct { dev_t dev; char const *op; int err; } refused[REFUSED_MAX];
-  int n_refused;
-  struct verify_rec verify;  /* what the last copy read, for --verify */
-};
 
 static size_t
 io_unit (void)
@@ -152,7 +130,7 @@ first_buffer (struct engine_ctx *ctx)
    first copy, not in engine_ctx_new, so that its alignment honours what
    the first files report and a run that copies nothing allocates
    nothing; the others only when a file is copied with I/Os in flight.  */
-static unsigned int
+unsigned int
 ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
                 int dst_fd)
 {
@@ -189,8 +167,8 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
 
 /* ---- results ---- */
 
-static bool
-fail (struct engine_result *res, enum engine_side side, int err)
+bool
+engine_fail (struct engine_result *res, enum engine_side side, int err)
 {
   res->side = side;
   res->err = err;
@@ -241,568 +219,31 @@ engine_debug_words (struct engine_facts const *f, struct engine_words *w)
                  : "unknown";
 }
 
-/* Say in the report why the data did not (all) move with direct I/O.  */
-static void
-note_not_direct (struct engine_report *rep, char const *why, int err)
+struct engine_plan const *
+engine_direct_plan (struct engine_report const *rep, bool *fell_back)
 {
-  rep->why_not = why;
-  rep->why_errno = err;
+  for (unsigned int i = 0; i < rep->n_plans; i++)
+    if (rep->plans[i].method == ENGINE_COPY_DIRECT)
+      {
+        *fell_back = i + 1 < rep->n_plans
+                     && rep->plans[i + 1].then == ENGINE_THEN_REFUSED;
+        return &rep->plans[i];
+      }
+  return NULL;
 }
 
-/* Everything one file's copy needs to know.  */
-struct file_copy
-{
-  struct engine_ctx *ctx;
-  struct engine_request const *req;
-  int src_fd, dst_fd;
-  struct stat src_st, dst_st;
-  bool make_holes;     /* the source's holes (and with sparse=always, its
-                          zero blocks) stay holes in the destination */
-  bool sequential;     /* the destination cannot seek: write in order */
-  bool dontcache;      /* direct I/O was wanted and refused */
-  bool src_cached;     /* the source is mostly in the page cache */
-  unsigned int depth;  /* I/Os in flight: no more than it has chunks */
-  off_t ended_at;      /* the source ended early here, or -1 */
-  struct engine_result *res;
-};
-
-/* ---- streams: pipes, FIFOs, devices, files whose size says nothing ---- */
-
-/* Read what SRC has for BUF: wait for the first piece, then take more
-   only while more is already waiting (a poll that does not wait says
-   so), up to SIZE bytes.  Data that arrives slowly is written as it
-   comes, as GNU cp writes it, and is in the destination if the copy is
-   killed; a fast writer still fills whole buffers.  Return the count, or
-   -1; set *EOF when a read said end of file (a terminal says it once:
-   reading again would wait for more).  */
-static ssize_t
-read_arrived (int fd, char *buf, size_t size, bool *eof)
-{
-  size_t got = 0;
-  size_t limit = size;
-  while (got < size)
-    {
-      if (got > 0)
-        {
-          struct pollfd p = { .fd = fd, .events = POLLIN };
-          if (poll (&p, 1, 0) <= 0)
-            break;
-        }
-      size_t want = size - got < limit ? size - got : limit;
-      ssize_t n = read (fd, buf + got, want);
-      if (n < 0 && errno == EINTR)
-        continue;
-      /* /proc/sys files allocate the whole request in the kernel and
-         say ENOMEM to a large one: ask for less.  */
-      if (n < 0 && errno == ENOMEM && want > 4096)
-        {
-          limit = want / 2;
-          continue;
-        }
-      /* A failed read moved nothing: write what came before it, and
-         meet the error again on the next read.  */
-      if (n < 0)
-        return got > 0 ? (ssize_t) got : -1;
-      if (n == 0)
-        {
-          *eof = true;
-          break;
-        }
-      got += n;
-    }
-  return got;
-}
-
-/* Zero detection works on pieces of this size, at multiples of it in the
-   file, as GNU cp's does (ST_NBLOCKSIZE): no filesystem allocates less,
-   so every destination block that is all zeros is left a hole, however
-   the data arrived.  */
-enum { HOLE_BLOCK = 512 };
-
-/* Give back the space of the range [START, END) of FD, which holds only
-   zeros: a filesystem that allocates ahead of the writes (XFS) would
-   otherwise keep it, and the final ftruncate would bring it inside the
-   file, as GNU cp avoids by punching each hole it skips.  A filesystem
-   that cannot punch keeps it; the contents are right either way.  */
-static void
-punch_zeros (int fd, off_t start, off_t end)
-{
-#if defined HAVE_FALLOCATE && defined FALLOC_FL_PUNCH_HOLE
-  if (start < end)
-    (void) fallocate (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start,
-                      end - start);
-#else
-  (void) fd, (void) start, (void) end;
-#endif
-}
-
-/* Write the N bytes of BUF at POS of the regular file FD, leaving out the
-   all-zero pieces (they stay holes, or become the zeros that the final
-   ftruncate adds).  *DATA_END is where the last data written ends.
-   Return false with errno on failure.  */
+/* The end of FC's copy: the size where the source ended (a trailing hole,
+   or a source that shrank), and whether it changed meanwhile.  */
 static bool
-write_sparse (int fd, char const *buf, size_t n, off_t pos, off_t *data_end)
+finish_copy (struct file_copy *fc, struct engine_plan const *first)
 {
-  int no_flags = 0;
-  size_t run = 0;        /* where the nonzero run being gathered began */
-  bool in_run = false;
-  for (size_t i = 0; i <= n; )
-    {
-      size_t piece = HOLE_BLOCK - (pos + i) % HOLE_BLOCK;
-      if (piece > n - i)
-        piece = n - i;
-      /* Past the end, a last "zero" piece closes a run of data.  */
-      bool zero = i == n || sparse_is_zero (buf + i, piece);
-      if (zero && in_run)
-        {
-          if (rw_write_full (fd, buf + run, i - run, pos + run, &no_flags)
-              < i - run)
-            return false;
-          in_run = false;
-          *data_end = pos + i;
-        }
-      else if (!zero && !in_run)
-        {
-          punch_zeros (fd, *data_end, pos + i);
-          run = i;
-          in_run = true;
-        }
-      if (i == n)
-        break;
-      i += piece;
-    }
-  return true;
-}
-
-/* copy_file_range from the stream's position to the destination's, until
-   it says the source ended.  Return 1 when that is done, 0 when the copy
-   goes on with read and write (it refused, or said 0 at once, as /proc
-   files do), -1 on failure (*RES filled).  */
-static int
-offload_stream (struct file_copy *fc)
-{
-  struct engine_facts *f = &fc->res->report.facts;
-  bool moved = false;
-  for (;;)
-    {
-      ssize_t n = reflink_offload (fc->src_fd, NULL, fc->dst_fd, NULL,
-                                   REFLINK_OFFLOAD_MAX);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n > 0)
-        {
-          moved = true;
-          f->offload = ENGINE_OFFLOAD_MOVED;
-          fc->res->bytes += n;
-          meter_add (fc->ctx->cfg.meter, n);
-          continue;
-        }
-      if (n == 0)
-        return moved;
-      f->offload = ENGINE_OFFLOAD_FAILED;
-      if (!reflink_offload_refused (errno))
-        {
-          fail (fc->res, ENGINE_SIDE_OFFLOAD, errno);
-          return -1;
-        }
-      /* What it moved stays: reading goes on from there.  */
-      return 0;
-    }
-}
-
-/* A source read from its position to its end, whose size says nothing:
-   GNU cp's plain scan.  */
-static bool
-copy_stream (struct file_copy *fc)
-{
-  struct engine_result *res = fc->res;
-  struct engine_facts *f = &res->report.facts;
-  note_not_direct (&res->report, "not a regular file with a size", 0);
-  f->scan = ENGINE_SCAN_PLAIN;
-  f->ran = true;
-  f->zero_detect = fc->req->sparse == ENGINE_SPARSE_ALWAYS
-                   && S_ISREG (fc->dst_st.st_mode);
-  struct verify_rec *vrec = &fc->ctx->verify;
-  if (f->reflink_allowed && !f->zero_detect)
-    {
-      int done = offload_stream (fc);
-      if (done > 0 || res->bytes > 0)
-        verify_rec_by_source (vrec, "data cloned or offloaded");
-      if (done != 0)
-        {
-          res->report.offloaded = true;
-          vrec->size = res->bytes;
-          return done > 0;
-        }
-    }
-
-  char *buf = fc->ctx->buffers[0];
-  size_t size = fc->ctx->cfg.buffer_size;
-  off_t pos = 0, data_end = 0;
-  int no_flags = 0;
-  for (bool eof = false; !eof; )
-    {
-      ssize_t n = read_arrived (fc->src_fd, buf, size, &eof);
-      if (n < 0)
-        return fail (res, ENGINE_SIDE_READ, errno);
-      /* Hashed as read: a write that changes the bytes is caught.  */
-      uint64_t hash = vrec->hashing ? verify_hash (buf, n) : 0;
-      bool written = f->zero_detect
-                     ? write_sparse (fc->dst_fd, buf, n, pos, &data_end)
-                     : rw_write_full (fc->dst_fd, buf, n, -1, &no_flags)
-                       == (size_t) n;
-      if (!written)
-        return fail (res, ENGINE_SIDE_WRITE, errno);
-      verify_rec_add (vrec, res->bytes, n, hash);
-      pos += n;
-      res->bytes += n;
-      meter_add (fc->ctx->cfg.meter, n);
-    }
-  vrec->size = res->bytes;
-  /* Zeros at the end were not written: the size says them.  */
-  if (f->zero_detect)
-    {
-      if (ftruncate (fc->dst_fd, pos) != 0)
-        return fail (res, ENGINE_SIDE_WRITE, errno);
-      punch_zeros (fc->dst_fd, data_end, pos);
-    }
-  return true;
-}
-
-/* ---- regular files ---- */
-
-static int
-refused_index (struct engine_ctx const *ctx, dev_t dev)
-{
-  for (int i = 0; i < ctx->n_refused; i++)
-    if (ctx->refused[i].dev == dev)
-      return i;
-  return -1;
-}
-
-static void
-remember_refusal (struct engine_ctx *ctx, dev_t dev, char const *op, int err)
-{
-  if (refused_index (ctx, dev) < 0 && ctx->n_refused < REFUSED_MAX)
-    {
-      ctx->refused[ctx->n_refused].dev = dev;
-      ctx->refused[ctx->n_refused].op = op;
-      ctx->refused[ctx->n_refused].err = err;
-      ctx->n_refused++;
-    }
-}
-
-/* Should this file go direct?  Say why not in the report.  */
-static bool
-want_direct (struct file_copy *fc)
-{
-  struct engine_report *rep = &fc->res->report;
-  struct engine_ctx const *ctx = fc->ctx;
-  if (fc->req->direct == ENGINE_DIRECT_NEVER)
-    return note_not_direct (rep, "--direct=never", 0), false;
-  if (!dio_method ())
-    return note_not_direct (rep, "not supported on this system", 0), false;
-  if (!S_ISREG (fc->dst_st.st_mode))
-    return note_not_direct (rep, "destination is not a regular file", 0),
-           false;
-  int i = refused_index (ctx, fc->src_st.st_dev);
-  if (i < 0)
-    i = refused_index (ctx, fc->dst_st.st_dev);
-  if (i >= 0)
-    {
-      note_not_direct (rep, ctx->refused[i].op, ctx->refused[i].err);
-      fc->dontcache = true;
-      return false;
-    }
-  if (fc->req->direct == ENGINE_DIRECT_ALWAYS)
-    return true;
-  if (fc->src_st.st_size < (off_t) ctx->cfg.buffer_size)
-    return note_not_direct (rep, "smaller than one buffer", 0), false;
-  /* Data already cached is served from memory faster than any device, and
-     reading it buffered costs no eviction.  */
-  if (cache_resident_fraction (fc->src_fd, fc->src_st.st_size) >= 0.5)
-    {
-      note_not_direct (rep, "source mostly in the page cache", 0);
-      fc->src_cached = true;
-      return false;
-    }
-  return true;
-}
-
-static void
-init_job (struct io_job *job, struct file_copy const *fc,
-          struct chunker *chunks)
-{
-  *job = (struct io_job) {
-    .src_fd = fc->src_fd, .dst_fd = fc->dst_fd,
-    .zero_detect = fc->res->report.facts.zero_detect,
-    .sequential = fc->sequential,
-    .hold_last = fc->req->in_place,
-    .verify = fc->ctx->verify.hashing ? &fc->ctx->verify : NULL,
-    .buffer_size = fc->ctx->cfg.buffer_size, .chunks = chunks,
-    .meter = fc->ctx->cfg.meter,
-    .ended_at = -1,
-  };
-  /* Passes with one I/O in flight use the first buffer.  */
-  job->free_buf[0] = fc->ctx->buffers[0];
-  job->n_free = 1;
-  pthread_mutex_init (&job->lock, NULL);
-  pthread_cond_init (&job->idle, NULL);
-}
-
-/* Account for a finished pass: bytes, where the source ended early (if it
-   did), and a hard error.  Return false on the error.  */
-static bool
-end_pass (struct file_copy *fc, struct io_job const *job)
-{
-  fc->res->bytes += job->bytes;
-  if (job->ended_at >= 0
-      && (fc->ended_at < 0 || job->ended_at < fc->ended_at))
-    fc->ended_at = job->ended_at;
-  if (job->err)
-    return fail (fc->res, job->side, job->err);
-  return true;
-}
-
-/* Copy [body end, size) through the plain descriptors: direct I/O cannot
-   move a piece that is not a multiple of the alignment.  RWF_DONTCACHE
-   keeps its pages out of the cache where the kernel has it; then sync so
-   the file is complete on disk like the direct part.  */
-static bool
-copy_tail (struct file_copy *fc, struct chunker *chunks, off_t from)
-{
-  struct io_job job;
-  init_job (&job, fc, chunks);
-  job.read_flags = job.write_flags = RWF_DONTCACHE;
-  chunks->cur = from;
-  chunks->limit = fc->src_st.st_size;
-  chunks->align = 1;
-  chunks->ext_end = -1;
-  pipeline_run (&job, 1);
-  fc->res->report.tail = fc->src_st.st_size - from;
-  if (!end_pass (fc, &job))
-    return false;
-  if (fdatasync (fc->dst_fd) != 0 && errno != EINVAL)
-    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-  return true;
-}
-
-/* Close (or clear) the direct descriptor D of one SIDE.  Return OK, or
-   false with *RES filled when OK was true and releasing failed.  */
-static bool
-release_direct (struct file_copy *fc, struct dio_fd *d, enum engine_side side,
-                bool ok)
-{
-  if (!dio_release (d) && ok)
-    return fail (fc->res, side, errno);
-  return ok;
-}
-
-/* The direct pass over CHUNKS through SRC and DST, with offsets and
-   lengths multiples of ALIGN.  When the kernel refuses part way, the chunker keeps what is left for the
-   buffered pass.  Return false with *FC->res filled on failure.  */
-static bool
-direct_pass (struct file_copy *fc, struct chunker *chunks,
-             struct dio_fd const *src, struct dio_fd const *dst, off_t align)
-{
-  struct engine_ctx *ctx = fc->ctx;
-  struct engine_report *rep = &fc->res->report;
-  struct io_job job;
-  init_job (&job, fc, chunks);
-  job.src_fd = src->fd;
-  job.dst_fd = dst->fd;
-  job.direct = true;
-  chunks->align = align;
-  /* After an offload pass that stopped part way: start aligned (what it
-     wrote before is written again, the same bytes).  */
-  chunks->cur -= chunks->cur % align;
-  chunks->limit = fc->src_st.st_size - fc->src_st.st_size % align;
-  /* No more I/Os in flight than there are chunks left (after an offload
-     pass that stopped part way, fewer than the file has), each in one of
-     the buffers ensure_buffers made.  */
-  off_t bs = ctx->cfg.buffer_size;
-  off_t left = (fc->src_st.st_size - chunks->cur + bs - 1) / bs;
-  unsigned int depth = left < fc->depth ? (left > 0 ? left : 1) : fc->depth;
-  for (unsigned int i = 1; i < depth; i++)
-    job.free_buf[job.n_free++] = ctx->buffers[i];
-  rep->depth = depth;
-  pipeline_run (&job, depth);
-
-  bool ok = end_pass (fc, &job);
-  if (ok && job.refused_errno)
-    {
-      /* Continue buffered: the chunker still holds what is left and the
-         refused ranges to redo, nothing copied twice.  */
-      rep->fell_back = true;
-      char const *op = job.refused_side == ENGINE_SIDE_READ ? "read"
-                                                            : "write";
-      note_not_direct (rep, op, job.refused_errno);
-      remember_refusal (ctx, job.refused_side == ENGINE_SIDE_READ
-                             ? fc->src_st.st_dev : fc->dst_st.st_dev,
-                        op, job.refused_errno);
-    }
-  return ok;
-}
-
-/* dio_enable failed (errno) for a file on DEV: say so, and when the file
-   system refused (not when, say, descriptors ran out), do not ask it
-   again.  */
-static void
-refused_at_enable (struct file_copy *fc, dev_t dev)
-{
-  int err = errno;
-  note_not_direct (&fc->res->report, dio_enable_step (), err);
-  if (dio_refusal (err))
-    remember_refusal (fc->ctx, dev, dio_enable_step (), err);
-}
-
-/* Direct pass over the aligned body, then the tail.  When the kernel
-   refuses direct I/O part way, carry on buffered from where it stopped.
-   Return false with *RES filled on failure.  */
-static bool
-copy_direct (struct file_copy *fc, struct chunker *chunks)
-{
-  struct engine_ctx *ctx = fc->ctx;
-  struct engine_report *rep = &fc->res->report;
-  struct dio_fd src, dst;
-  if (!dio_enable (fc->src_fd, O_RDONLY, &src))
-    {
-      refused_at_enable (fc, fc->src_st.st_dev);
-      return true;   /* the caller copies buffered */
-    }
-  if (!dio_enable (fc->dst_fd, O_WRONLY, &dst))
-    {
-      refused_at_enable (fc, fc->dst_st.st_dev);
-      return release_direct (fc, &src, ENGINE_SIDE_READ, true);
-    }
-
-  char const *from;
-  struct dio_align sa = dio_alignment (src.fd, &fc->src_st, &from);
-  struct dio_align da = dio_alignment (dst.fd, &fc->dst_st, &from);
-  unsigned int mem = sa.mem_align > da.mem_align ? sa.mem_align : da.mem_align;
-  rep->mem_align = mem;
-  rep->offset_align = sa.offset_align > da.offset_align ? sa.offset_align
-                                                        : da.offset_align;
-  off_t align = rep->offset_align > CP8M_IO_ALIGN ? rep->offset_align
-                                                  : CP8M_IO_ALIGN;
-  bool ok = true;
-  if (ctx->cfg.buffer_size % align != 0 || mem > ctx->buffer_align)
-    note_not_direct (rep, "alignment", 0);
-  else
-    {
-      rep->direct = true;
-      rep->method = dio_method ();
-      rep->caveat = dio_cache_caveat (src.fd);
-      if (!rep->caveat)
-        rep->caveat = dio_cache_caveat (dst.fd);
-      rep->depth = fc->depth;
-      ok = direct_pass (fc, chunks, &src, &dst, align);
-    }
-  /* A destination's close can report a write that failed late (NFS).  */
-  ok = release_direct (fc, &src, ENGINE_SIDE_READ, ok);
-  ok = release_direct (fc, &dst, ENGINE_SIDE_WRITE, ok);
-  if (!ok || fc->ended_at >= 0 || !rep->direct || rep->fell_back)
-    return ok;
-  if (chunks->limit < fc->src_st.st_size)
-    return copy_tail (fc, chunks, chunks->limit);
-  return true;
-}
-
-/* Buffered pass over whatever CHUNKS still holds (all of the file, or what
-   a refused direct pass handed back and did not reach), up to where a
-   read found the source ending, if one did.  */
-static bool
-copy_buffered (struct file_copy *fc, struct chunker *chunks)
-{
-  struct engine_report *rep = &fc->res->report;
-  struct io_job job;
-  init_job (&job, fc, chunks);
-  /* Direct was wanted but refused: drop only the pages this copy brings
-     in, never pages that were cached before (a database's own).  A
-     cached source is read from the cache as it is, but its copy need not
-     stay there.  */
-  job.read_flags = fc->dontcache ? RWF_DONTCACHE : 0;
-  job.write_flags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
-  chunks->limit = fc->ended_at >= 0 ? fc->ended_at : fc->src_st.st_size;
-  chunks->align = 1;
-  pipeline_run (&job, 1);
-  rep->dontcache_reads = job.read_flags != 0;
-  rep->dontcache_writes = job.write_flags != 0;
-  return end_pass (fc, &job);
-}
-
-/* Reserve the destination's space before data moves when the copy has no
-   holes: ENOSPC now, not half way.  A file no one can see yet also gets
-   its final size (extending direct writes serialise on ext4's inode
-   lock); one overwritten in place keeps its size, which only the last
-   write (or finish_copy) gives it, so that it looks short until then.  */
-static bool
-prepare_dest (struct file_copy *fc)
-{
-  off_t size = fc->src_st.st_size;
-  bool in_place = fc->req->in_place;
-  if (!S_ISREG (fc->dst_st.st_mode))
-    return true;
-  /* A file smaller than one buffer goes in one write, which sets the
-     size and reports a full disk by itself: a tree of small files must
-     not pay a system call more per file.  */
-  if (!fc->make_holes && (size_t) size < fc->ctx->cfg.buffer_size)
-    return true;
-  if (!fc->make_holes)
-    {
-#ifdef HAVE_FALLOCATE
-      if (fallocate (fc->dst_fd, in_place ? FALLOC_FL_KEEP_SIZE : 0, 0,
-                     size) == 0)
-        return true;
-      if (errno == ENOSPC || errno == EFBIG || errno == EDQUOT)
-        return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-#endif
-    }
-  if (!in_place && ftruncate (fc->dst_fd, size) != 0)
-    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-  return true;
-}
-
-/* Copy what the source holds past the point where the passes stopped
-   (the size it had when the copy began, or where a read found it ending)
-   until a read says end of file, as GNU cp does: a file that grew while
-   it was copied is copied to its new end, one that shrank (or a
-   pseudo-file whose size was a guess, as in sysfs) ends where it ended.
-   Then give the destination that size: its trailing hole, or the cut.  */
-static bool
-finish_copy (struct file_copy *fc)
-{
-  off_t off = fc->ended_at >= 0 ? fc->ended_at : fc->src_st.st_size;
-  int rflags = fc->dontcache ? RWF_DONTCACHE : 0;
-  int wflags = fc->dontcache || fc->src_cached ? RWF_DONTCACHE : 0;
-  char *buf = fc->ctx->buffers[0];
-  struct verify_rec *vrec = &fc->ctx->verify;
-  for (;;)
-    {
-      ssize_t n = rw_at (fc->src_fd, false, buf, fc->ctx->cfg.buffer_size,
-                         off, &rflags);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return fail (fc->res, ENGINE_SIDE_READ, errno);
-      if (n == 0)
-        break;
-      uint64_t hash = vrec->hashing ? verify_hash (buf, n) : 0;
-      if (rw_write_full (fc->dst_fd, buf, n, fc->sequential ? -1 : off,
-                         &wflags) < (size_t) n)
-        return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-      verify_rec_add (vrec, off, n, hash);
-      off += n;
-      fc->res->bytes += n;
-      meter_add (fc->ctx->cfg.meter, n);
-    }
-  vrec->size = off;
+  off_t end = fc->ended_at;
+  fc->ctx->verify.size = end;
   /* Without holes and without an early end, the writes set the size.  */
   if (S_ISREG (fc->dst_st.st_mode)
-      && (fc->make_holes || off < fc->src_st.st_size)
-      && ftruncate (fc->dst_fd, off) != 0)
-    return fail (fc->res, ENGINE_SIDE_WRITE, errno);
-
+      && (first->make_holes || end < fc->src_st.st_size)
+      && ftruncate (fc->dst_fd, end) != 0)
+    return engine_fail (fc->res, ENGINE_SIDE_WRITE, errno);
   /* Not a failure, but worth saying (--debug, --stats, --verify).  */
   struct stat now;
   if (fc->req->report_changes && fstat (fc->src_fd, &now) == 0
@@ -813,101 +254,24 @@ finish_copy (struct file_copy *fc)
   return true;
 }
 
-/* The data through copy_file_range, in chunks (each within one data
-   extent when the scan walks extents; holes skipped or written as zeros
-   as for any pass).  Return 1 when all of it is there (or the source
-   ended early), 0 when the rest is to be read and written (the chunker
-   restarts where the data stopped), -1 on failure.  */
-static int
-offload_pass (struct file_copy *fc, struct chunker *chunks)
-{
-  struct engine_facts *f = &fc->res->report.facts;
-  struct io_job job;
-  init_job (&job, fc, chunks);
-  job.offload = true;
-  chunks->limit = fc->src_st.st_size;
-  pipeline_run (&job, 1);
-  if (job.offload_moved)
-    verify_rec_by_source (&fc->ctx->verify, "data cloned or offloaded");
-  /* It stops at a failure: the last word is that.  */
-  if (job.offload_failed)
-    f->offload = ENGINE_OFFLOAD_FAILED;
-  else if (job.offload_moved)
-    f->offload = ENGINE_OFFLOAD_MOVED;
-  if (!end_pass (fc, &job))
-    return -1;
-  return !job.handed_back;
-}
-
-/* A regular source of known size, as GNU cp 9.11 copies one: the scan
-   (SEEK_DATA or plain), copy_file_range when allowed, then the direct
-   and buffered passes for what is left, and the end of the file.  */
+/* Plan FC's copy and execute it, and each plan for what a refusal or a
+   stop leaves, until the source says end of file.  */
 static bool
-copy_seekable (struct file_copy *fc)
+copy_planned (struct file_copy *fc)
 {
-  struct engine_ctx *ctx = fc->ctx;
   struct engine_report *rep = &fc->res->report;
-  struct engine_facts *f = &rep->facts;
-  bool dst_regular = S_ISREG (fc->dst_st.st_mode);
-  fc->sequential = !dst_regular && !S_ISBLK (fc->dst_st.st_mode);
-  off_t first_data = -1;
-  bool seek_data = sparse_scan (fc->src_fd, &fc->src_st, &first_data);
-  f->scan = seek_data ? ENGINE_SCAN_LSEEK : ENGINE_SCAN_PLAIN;
-  f->ran = !seek_data || first_data >= 0;
-  /* Holes only in a regular file: skipped ranges of a device would keep
-     whatever it held before.  */
-  fc->make_holes = dst_regular
-                   && (fc->req->sparse == ENGINE_SPARSE_ALWAYS
-                       || (fc->req->sparse == ENGINE_SPARSE_AUTO
-                           && seek_data));
-  f->zero_detect = fc->make_holes
-                   && fc->req->sparse == ENGINE_SPARSE_ALWAYS;
-
-  struct chunker chunks = {
-    .probe_fd = fc->src_fd, .size = fc->src_st.st_size,
-    .seek_holes = seek_data, .fill_holes = seek_data && !fc->make_holes,
-    .align = 1, .ext_end = -1,
-  };
-  if (f->reflink_allowed && !f->zero_detect)
+  plan_file (fc, &rep->plans[0]);
+  /* copy_file_range, direct, and buffered is the longest chain: the
+     buffered and stream plans read to the end.  */
+  for (rep->n_plans = 1;; rep->n_plans++)
     {
-      int done = offload_pass (fc, &chunks);
-      if (done < 0)
+      struct engine_plan *p = &rep->plans[rep->n_plans - 1];
+      enum exec_end e = exec_plan (fc, p, p + 1);
+      if (e == EXEC_FAILED)
         return false;
-      if (done > 0)
-        {
-          rep->offloaded = true;
-          return finish_copy (fc);
-        }
+      if (e == EXEC_DONE)
+        return finish_copy (fc, &rep->plans[0]);
     }
-  if (!prepare_dest (fc))
-    return false;
-
-  /* A file of a few buffers needs no more workers (and buffers) than it
-     has chunks.  */
-  off_t bs = ctx->cfg.buffer_size;
-  off_t n_chunks = fc->src_st.st_size / bs + (fc->src_st.st_size % bs != 0);
-  fc->depth = n_chunks < ctx->cfg.queue_depth ? n_chunks
-                                                : ctx->cfg.queue_depth;
-  bool direct = want_direct (fc);
-  if (direct)
-    {
-      /* Buffer 0 exists (engine_copy made sure), so this is at least 1.  */
-      unsigned int got = ensure_buffers (ctx, fc->depth, fc->src_fd,
-                                         fc->dst_fd);
-      if (got < fc->depth)
-        fc->depth = got;
-      rep->short_of_memory = ctx->short_of_memory;
-    }
-  if (direct && !copy_direct (fc, &chunks))
-    return false;
-  if (direct && (!rep->direct || rep->fell_back))
-    fc->dontcache = true;
-  /* After a complete direct pass the chunker is empty; otherwise it holds
-     the whole file, or what a refusal or an early end left.  */
-  if ((!rep->direct || rep->fell_back || fc->ended_at >= 0)
-      && !copy_buffered (fc, &chunks))
-    return false;
-  return finish_copy (fc);
 }
 
 /* FICLONE when reflinks are allowed, for any file copied as data (GNU
@@ -935,13 +299,9 @@ copy_file (struct file_copy *fc)
                                             : ENGINE_CLONE_REFUSED;
       if (f->clone == ENGINE_CLONE_FAILED
           || fc->req->reflink == ENGINE_REFLINK_ALWAYS)
-        return fail (res, ENGINE_SIDE_CLONE, err);
+        return engine_fail (res, ENGINE_SIDE_CLONE, err);
     }
-  /* Pipes and devices stream; so do regular files that claim size 0,
-     which /proc and /sys files do while having contents.  */
-  if (!S_ISREG (fc->src_st.st_mode) || fc->src_st.st_size == 0)
-    return copy_stream (fc);
-  return copy_seekable (fc);
+  return copy_planned (fc);
 }
 
 /* engine_copy for the file copy FC; with PLAIN, or when a side is not a
@@ -957,16 +317,15 @@ copy_whole (struct file_copy *fc, bool plain)
   if (fc->req->src_st)
     fc->src_st = *fc->req->src_st;
   else if (fstat (src_fd, &fc->src_st) != 0)
-    return fail (res, ENGINE_SIDE_READ, errno);
+    return engine_fail (res, ENGINE_SIDE_READ, errno);
   if (fc->req->dst_st)
     fc->dst_st = *fc->req->dst_st;
   else if (fstat (dst_fd, &fc->dst_st) != 0)
-    return fail (res, ENGINE_SIDE_WRITE, errno);
+    return engine_fail (res, ENGINE_SIDE_WRITE, errno);
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
-    return fail (res, ENGINE_SIDE_NONE, ENOMEM);
+    return engine_fail (res, ENGINE_SIDE_NONE, ENOMEM);
   /* Known now: a failed allocation may have made the buffers smaller.  */
   res->report.buffer_size = ctx->cfg.buffer_size;
-  res->report.short_of_memory = ctx->short_of_memory;
 
   /* Buffered and tail I/O need plain descriptors, whatever opened them.  */
   struct dio_fd plain_src = { .fd = src_fd }, plain_dst = { .fd = dst_fd };
@@ -978,10 +337,12 @@ copy_whole (struct file_copy *fc, bool plain)
   fc->src_fd = plain_src.fd;
   fc->dst_fd = plain_dst.fd;
   bool ok = copy_file (fc);
+  /* The plan may have asked for more buffers than could be had.  */
+  res->report.short_of_memory = ctx->short_of_memory;
   if (!dio_release (&plain_src) && ok)
-    ok = fail (res, ENGINE_SIDE_READ, errno);
+    ok = engine_fail (res, ENGINE_SIDE_READ, errno);
   if (!dio_release (&plain_dst) && ok)
-    ok = fail (res, ENGINE_SIDE_WRITE, errno);
+    ok = engine_fail (res, ENGINE_SIDE_WRITE, errno);
   return ok;
 }
 
@@ -990,8 +351,7 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
              struct engine_request const *req, struct engine_result *res)
 {
   *res = (struct engine_result) { .report = {
-    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER },
-    .depth = 1 } };
+    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER } } };
   struct engine_result const fresh = *res;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };

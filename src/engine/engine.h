@@ -7,23 +7,22 @@
    buffers belong to one engine_ctx per process, allocated on first use,
    so a tree of tiny files pays for them once.
 
-   Per regular file it decides once, and reports in engine_result:
-   1. when the request allows reflinks: FICLONE first, whatever the
-      files are, then copy_file_range for the data (the whole file, or
-      each data extent) unless zero blocks are to become holes;
-   2. direct I/O when asked (always) or worth it (auto: at least one
-      buffer and not already mostly in the page cache), with the
-      unaligned tail through the caller's plain descriptor and a sticky
-      per-device fallback to buffered I/O when the kernel refuses;
-   3. otherwise buffered I/O, with RWF_DONTCACHE when direct I/O was
-      wanted but refused, so only pages the copy brought in are dropped.
+   Per file it plans, then executes (plan.c, exec.c; src/README tells
+   the story).  A plan (struct engine_plan) is every choice for a range
+   of the file, each with its reason: the method (copy_file_range when
+   --reflink allows, direct I/O when asked or worth it, buffered I/O, or
+   a stream read until it ends), the I/O size and the I/Os in flight,
+   the alignment, what becomes of holes, whether space is reserved first,
+   whether the piece that ends the file waits for the others, and what
+   the copy leaves in the page cache.  One executor runs any plan.  When
+   the kernel refuses (copy_file_range not here, direct I/O refused at
+   open, read or write) or a direct copy leaves an unaligned tail, a new
+   plan is made for what is left: no flag is checked along the way.
    Holes, as GNU cp 9.11 handles them: a regular source allocated less
    than its size has its data extents found with SEEK_DATA/SEEK_HOLE; a
    regular destination gets the holes back (unless sparse=never), any
    other gets zeros written for them.  sparse=always into a regular file
-   also leaves each all-zero block as a hole, streams included.  A
-   destination without holes is preallocated so that ENOSPC comes before
-   any data moves.
+   also leaves each all-zero block as a hole, streams included.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -152,27 +151,77 @@ struct engine_words
 void engine_debug_words (struct engine_facts const *facts,
                          struct engine_words *words);
 
-/* How the data moved, for --debug and for tests.  Strings are static.  */
+/* How a range of a file is copied.  */
+enum engine_method
+{
+  ENGINE_COPY_OFFLOAD,   /* copy_file_range: the file system moves it */
+  ENGINE_COPY_DIRECT,    /* direct I/O, several pieces in flight */
+  ENGINE_COPY_BUFFERED,  /* read and write through the page cache */
+  ENGINE_COPY_STREAM     /* read at the position until end of file */
+};
+
+/* Why a plan follows the one before it.  */
+enum engine_then
+{
+  ENGINE_THEN_FIRST,     /* it is the first */
+  ENGINE_THEN_REFUSED,   /* the kernel refused the one before (WHY) */
+  ENGINE_THEN_TAIL,      /* the unaligned end of a direct copy */
+  ENGINE_THEN_REST       /* copy_file_range stopped part way */
+};
+
+/* One plan: every choice for a range, with its reason (static strings
+   in words for --debug), and what it moved.  */
+struct engine_plan
+{
+  enum engine_method method;
+  enum engine_then then;
+  char const *why;          /* why this method */
+  int why_errno;            /* errno behind WHY (a refusal), or 0 */
+  off_t from;               /* where it starts */
+  bool to_end;              /* it reads until the source says end of file
+                               (false: it stops at the size, or at the
+                               alignment's last multiple) */
+  size_t io_size;           /* bytes per read and write */
+  off_t data;               /* data bytes the plan expects to read */
+  unsigned int depth;       /* pieces in flight */
+  char const *depth_why;
+  char const *dio;          /* direct: "O_DIRECT", "directio", "F_NOCACHE" */
+  unsigned int mem_align, offset_align;  /* direct: what the system asks */
+  char const *align_from;   /* "statx", "block device", "default" */
+  unsigned int align;       /* direct: pieces start at multiples of it */
+  bool seek_holes;          /* the source's extents found with SEEK_DATA */
+  bool make_holes;          /* its holes stay holes in the destination */
+  bool zero_detect;         /* all-zero blocks become holes too */
+  char const *holes_why;
+  bool prealloc;            /* space reserved before any data moves */
+  char const *prealloc_why;
+  bool hold_last;           /* the piece that ends the file is written
+                               after all the others */
+  bool dontcache_reads, dontcache_writes;  /* RWF_DONTCACHE */
+  bool dontcache_refused;   /* the kernel has no RWF_DONTCACHE */
+  char const *cache_why;
+  char const *caveat;       /* direct, but the file system caches anyway */
+  bool sync;                /* fdatasync when done (a direct copy's tail) */
+  off_t bytes;              /* data bytes it wrote */
+};
+enum { ENGINE_MAX_PLANS = 3 };  /* copy_file_range, direct, the rest */
+
+/* How the data moved, for --debug, --stats and tests.  */
 struct engine_report
 {
   struct engine_facts facts;
   bool offloaded;          /* FICLONE or copy_file_range moved it all */
-  bool direct;             /* some data moved with direct I/O */
-  char const *method;      /* "O_DIRECT", "directio", "F_NOCACHE" */
-  char const *why_not;     /* why (not all) direct: "open", "read", "write",
-                              "--direct=never", "smaller than one buffer"... */
-  int why_errno;           /* errno behind WHY_NOT, or 0 */
-  bool fell_back;          /* direct started, then continued buffered */
-  bool dontcache_reads;    /* buffered reads used RWF_DONTCACHE */
-  bool dontcache_writes;   /* buffered writes used RWF_DONTCACHE */
-  unsigned int depth;      /* I/Os in flight */
+  struct engine_plan plans[ENGINE_MAX_PLANS];  /* in the order they ran */
+  unsigned int n_plans;    /* 0: cloned, or failed before any plan */
   size_t buffer_size;
   bool short_of_memory;    /* an allocation failed: fewer or smaller
                               buffers than configured */
-  unsigned int mem_align, offset_align;
-  off_t tail;              /* bytes copied through the plain descriptor */
-  char const *caveat;      /* direct, but the filesystem caches anyway */
 };
+
+/* The direct plan of REP, if any ran, else NULL; and whether a refusal
+   ended it before all its range was copied.  */
+struct engine_plan const *engine_direct_plan (struct engine_report const *rep,
+                                              bool *fell_back);
 
 /* What engine_copy returns.  */
 struct engine_result

@@ -13,6 +13,8 @@
 #include "pipeline.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 
@@ -43,6 +45,17 @@ next_chunk (struct chunker *c, size_t buffer_size, off_t data_max,
     }
   while (c->cur < c->limit)
     {
+      /* Past the size: a piece that waits for the end is written first.  */
+      if (c->cur >= c->size)
+        {
+          if (c->has_last)
+            return 0;
+          off_t len = c->limit - c->cur < data_max ? c->limit - c->cur
+                                                   : data_max;
+          *r = (struct io_range) { c->cur, len, false };
+          c->cur += len;
+          return 1;
+        }
       if (c->ext_end < 0 || c->cur >= c->ext_end)
         {
           off_t start, end;
@@ -50,10 +63,15 @@ next_chunk (struct chunker *c, size_t buffer_size, off_t data_max,
                       ? sparse_next_extent (c->probe_fd, c->cur, c->size,
                                             &start, &end)
                       : (start = c->cur, end = c->size, 1);
-          if (found < 0 || (found == 0 && !c->fill_holes))
+          if (found < 0)
             {
               c->cur = c->limit;
               return found;
+            }
+          if (found == 0 && !c->fill_holes)
+            {
+              c->cur = c->size;   /* a hole to the end: skipped */
+              continue;
             }
           if (found == 0)
             start = end = c->size;   /* a hole to the end */
@@ -93,8 +111,8 @@ chunker_restart (struct chunker *c, off_t off)
 {
   c->cur = off;
   c->ext_end = -1;
-  c->n_redo = 0;
-  /* Whatever was held for the end lies past OFF: handed out again.  */
+  /* Whatever was held for the end lies past OFF: handed out again.
+     Ranges to redo lie below it (they were read before it).  */
   c->has_last = false;
 }
 
@@ -166,7 +184,29 @@ write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
   return false;
 }
 
-/* Write the chunk R, skipping all-zero blocks when JOB wants holes.  */
+/* Zero detection looks at blocks of this size at multiples of it in the
+   file, as GNU cp's does (ST_NBLOCKSIZE), so every destination block
+   that is all zeros is left a hole however the data arrived; direct
+   writes use the alignment instead.  */
+enum { HOLE_BLOCK = 512 };
+
+/* Give back the space of [START, END) of FD, which holds only zeros: a
+   file system that allocates ahead of the writes (XFS) would otherwise
+   keep it, as GNU cp avoids by punching each hole it skips.  One that
+   cannot punch keeps it; the contents are right either way.  */
+static void
+punch_zeros (int fd, off_t start, off_t end)
+{
+#if defined HAVE_FALLOCATE && defined FALLOC_FL_PUNCH_HOLE
+  (void) fallocate (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, start,
+                    end - start);
+#else
+  (void) fd, (void) start, (void) end;
+#endif
+}
+
+/* Write the chunk R; when JOB wants holes, only its runs of data (the
+   all-zero runs are punched, and the final size covers the last).  */
 static bool
 write_chunk (struct io_job *job, struct flags *fl, char const *buf,
              struct io_range r)
@@ -174,24 +214,29 @@ write_chunk (struct io_job *job, struct flags *fl, char const *buf,
   off_t const end = r.off + r.len;
   if (!job->zero_detect)
     return write_at (job, fl, buf, r.off, r.len, end);
-  off_t const block = job->chunks->align > 4096 ? job->chunks->align : 4096;
-  off_t run = -1;       /* start of the current nonzero run, or -1 */
-  for (off_t b = 0; b < r.len; b += block)
+  off_t const block = job->direct ? job->chunks->align : HOLE_BLOCK;
+  off_t run = 0;        /* where the current run began */
+  bool data = false;    /* the run is data, not zeros */
+  for (off_t b = 0;; )
     {
-      off_t n = r.len - b < block ? r.len - b : block;
-      bool zero = sparse_is_zero (buf + b, n);
-      if (!zero && run < 0)
-        run = b;
-      if (zero && run >= 0)
+      off_t n = block - (r.off + b) % block;
+      if (n > r.len - b)
+        n = r.len - b;
+      bool zero = b == r.len || sparse_is_zero (buf + b, n);
+      if (b == r.len || zero == data)
         {
-          if (!write_at (job, fl, buf + run, r.off + run, b - run, end))
+          if (data && !write_at (job, fl, buf + run, r.off + run, b - run,
+                                 end))
             return false;
-          run = -1;
+          if (!data && b > run)
+            punch_zeros (job->dst_fd, r.off + run, r.off + b);
+          run = b;
+          data = !zero;
         }
+      if (b == r.len)
+        return true;
+      b += n;
     }
-  /* The last run reaches the end of the chunk.  */
-  return run < 0 || write_at (job, fl, buf + run, r.off + run, r.len - run,
-                              end);
 }
 
 static void
@@ -246,16 +291,19 @@ write_hashed (struct io_job *job, struct flags *fl, char *buf,
 static void
 offload_chunk (struct io_job *job, struct io_range r)
 {
-  off_t in = r.off, out = r.off, end = r.off + r.len;
+  off_t in = r.off, end = r.off + r.len;
   ssize_t n = 0;
   while (in < end)
     {
-      n = reflink_offload (job->src_fd, &in, job->dst_fd,
-                           job->sequential ? NULL : &out, end - in);
+      /* A stream is read at its position; the offsets move by N.  */
+      off_t i = in, o = in;
+      n = reflink_offload (job->src_fd, job->stream ? NULL : &i, job->dst_fd,
+                           job->sequential ? NULL : &o, end - in);
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         break;
+      in += n;
       pthread_mutex_lock (&job->lock);
       job->offload_moved = true;
       pthread_mutex_unlock (&job->lock);
@@ -275,7 +323,7 @@ offload_chunk (struct io_job *job, struct io_range r)
     }
   pthread_mutex_lock (&job->lock);
   if (n == 0 && in > r.off)
-    job->ended_at = in;   /* the source ended early: GNU cp stops too */
+    job->ended_at = in;   /* the source ended: GNU cp stops too */
   else
     {
       chunker_restart (job->chunks, in);
@@ -283,6 +331,14 @@ offload_chunk (struct io_job *job, struct io_range r)
     }
   job->stop = true;
   pthread_mutex_unlock (&job->lock);
+}
+
+/* Is more of the stream FD already waiting to be read?  */
+static bool
+waiting (int fd)
+{
+  struct pollfd p = { .fd = fd, .events = POLLIN };
+  return poll (&p, 1, 0) > 0;
 }
 
 /* Copy the chunk R through BUF.  */
@@ -305,45 +361,72 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
       offload_chunk (job, r);
       return;
     }
+  /* A stream's data is written as it comes, as GNU cp writes it (and is
+     in the destination if the copy is killed): after the first piece,
+     more is read only while more is waiting.  A fast writer still fills
+     whole buffers.  */
   off_t got = 0;
-  while (got < r.len)
+  off_t most = r.len;
+  bool eof = false;
+  while (got < r.len && !(job->stream && got > 0 && !waiting (job->src_fd)))
     {
-      ssize_t n = rw_at (job->src_fd, false, buf + got, r.len - got,
-                         r.off + got, &fl->read);
+      off_t want = r.len - got < most ? r.len - got : most;
+      ssize_t n = rw_at (job->src_fd, false, buf + got, want,
+                         job->stream ? -1 : r.off + got, &fl->read);
       if (n < 0 && errno == EINTR)
         continue;
+      /* /proc/sys files allocate the whole request in the kernel and say
+         ENOMEM to a large one: ask for less.  */
+      if (n < 0 && errno == ENOMEM && job->stream && want > 4096)
+        {
+          most = want / 2;
+          continue;
+        }
       if (n < 0 && job->direct && dio_refusal (errno))
         {
           hand_back_refused (job, ENGINE_SIDE_READ, errno, r.off, r.len);
           return;
         }
+      /* A stream's failed read moved nothing: what came before it is
+         written, and the next read meets the error again.  */
+      if (n < 0 && job->stream && got > 0)
+        break;
       if (n < 0)
         {
           hard_error (job, ENGINE_SIDE_READ, errno);
           return;
         }
-      if (n == 0)
+      /* A terminal says end of file once: it is not read again.  */
+      eof = n == 0;
+      if (eof)
         break;
       got += n;
     }
-  if (got < r.len)
+  /* A failed write has said why; a refused one is redone, and the end
+     of file found stays found.  */
+  struct io_range part = { r.off, got, false };
+  bool written = got == 0 || write_hashed (job, fl, buf, part);
+  if (written)
+    add_bytes (job, got);
+  if (got == r.len)
+    return;
+  pthread_mutex_lock (&job->lock);
+  if (!eof)
     {
-      /* The source ended before the size it had when the copy began: it
-         shrank under us, or it is a pseudo-file whose size is only a
-         guess (sysfs says 4096).  Copy what there is and stop; the caller
-         tells the two apart.  */
-      struct io_range part = { r.off, got, false };
-      if (got > 0 && write_hashed (job, fl, buf, part))
-        add_bytes (job, got);
-      pthread_mutex_lock (&job->lock);
+      if (written)
+        chunker_restart (job->chunks, r.off + got);  /* a stream goes on */
+    }
+  else
+    {
+      /* The end of file: where a pass that reads until it ends stops,
+         or earlier than the size the source had when the copy began (it
+         shrank, or it is a pseudo-file whose size is only a guess, as
+         sysfs says 4096).  GNU cp stops there too.  */
       if (job->ended_at < 0 || r.off + got < job->ended_at)
         job->ended_at = r.off + got;
       job->stop = true;
-      pthread_mutex_unlock (&job->lock);
-      return;
     }
-  if (write_hashed (job, fl, buf, r))
-    add_bytes (job, r.len);
+  pthread_mutex_unlock (&job->lock);
 }
 
 /* ---- workers ---- */
@@ -375,7 +458,8 @@ take_chunk (struct io_job *job, struct io_range *r)
           job->side = ENGINE_SIDE_READ;
           job->stop = true;
         }
-      if (got > 0 && job->hold_last && r->off + r->len >= c->size)
+      if (got > 0 && job->hold_last && r->off < c->size
+          && r->off + r->len >= c->size)
         {
           /* This chunk gives the destination its full size: an
              interrupted copy must leave it visibly short, so it waits

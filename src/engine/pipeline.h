@@ -28,7 +28,8 @@ enum { CHUNKER_REDO_MAX = ENGINE_MAX_DEPTH };
 
 /* Hands out the chunks of a pass: the data extents of the source within
    [cur, limit), rounded outward to ALIGN, cut into pieces of at most the
-   buffer size.  */
+   buffer size.  Past SIZE (the size the source had) it hands out plain
+   pieces, for a pass that reads until the source says end of file.  */
 struct chunker
 {
   int probe_fd;      /* plain source descriptor for SEEK_DATA (its offset moves) */
@@ -51,9 +52,10 @@ struct chunker
   bool has_last;
 };
 
-/* Take up C again at OFF, which must be past everything handed out so
-   far (or at where it was handed back): the next pass finds its extent
-   afresh, with its own alignment.  */
+/* Take up C again at OFF: where a pass stopped (a stream's short read,
+   copy_file_range's refusal), or where the source seemed to end (what
+   was handed out past it is handed out again).  The next pass finds its
+   extent afresh, with its own alignment; ranges to redo stay.  */
 void chunker_restart (struct chunker *c, off_t off);
 
 /* One pass over a file: fixed parameters, then state shared by the
@@ -62,6 +64,8 @@ struct io_job
 {
   int src_fd, dst_fd;   /* descriptors for this pass */
   bool direct;          /* SRC_FD and DST_FD do direct I/O */
+  bool stream;          /* SRC_FD is read at its position (depth 1), and
+                           what has arrived is written as it comes */
   bool sequential;      /* DST_FD cannot seek (a pipe, a terminal): write
                            at its position, chunks in order (depth 1) */
   bool offload;         /* move data chunks with copy_file_range; stop at

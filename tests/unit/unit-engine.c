@@ -503,6 +503,21 @@ END_TEST
 
 /* ---- buffered copies ---- */
 
+/* The direct plan of RES's copy, or NULL; the plan that ran last.  */
+static struct engine_plan const *
+direct_plan (struct engine_result const *res)
+{
+  bool fell_back;
+  return engine_direct_plan (&res->report, &fell_back);
+}
+
+static struct engine_plan const *
+last_plan (struct engine_result const *res)
+{
+  ck_assert_uint_gt (res->report.n_plans, 0);
+  return &res->report.plans[res->report.n_plans - 1];
+}
+
 /* Sizes around the buffer size: every read and write is a whole buffer
    except the last.  */
 static off_t const file_sizes[] =
@@ -518,8 +533,8 @@ START_TEST (test_copy_regular_sizes)
   ck_assert (engine_copy (ctx, src, dst, &buffered, &res));
   ck_assert_int_eq (res.err, 0);
   ck_assert_int_eq (res.bytes, size);
-  ck_assert (!res.report.direct);
-  ck_assert_str_eq (res.report.why_not, "--direct=never");
+  ck_assert (!direct_plan (&res));
+  ck_assert_str_eq (last_plan (&res)->why, "--direct=never");
   assert_copy_of_pattern (dst, size);
 
   /* One read per chunk, and one more that finds the end of file: like
@@ -584,7 +599,7 @@ START_TEST (test_copy_from_pipe_short_reads)
   struct engine_result res;
   ck_assert (engine_copy (ctx, p[0], dst, &direct, &res));
   ck_assert_int_eq (res.bytes, (off_t) size);
-  ck_assert (!res.report.direct);
+  ck_assert (!direct_plan (&res));
   assert_copy_of_pattern (dst, size);
   /* About one write per pause (the writer makes 41 of 20 ms); whole
      buffers only would be 6.  Some pauses may merge on a loaded
@@ -755,17 +770,19 @@ START_TEST (test_direct_sizes)
   assert_copy_of_pattern (dst, size);
   ck_assert_int_eq (res.bytes, size);
   ck_assert_int_eq (fake.written, size);
-  if (res.report.direct)
+  struct engine_plan const *d = direct_plan (&res);
+  if (d)
     {
-      /* No more workers than chunks.  */
+      /* No more workers than chunks; the tail is the plan after.  */
       unsigned int chunks = (size + BUF - 1) / BUF;
-      ck_assert_uint_eq (res.report.depth, chunks < depth ? chunks : depth);
-      ck_assert_int_eq (res.report.tail, size % 4096);
+      ck_assert_uint_eq (d->depth, chunks < depth ? chunks : depth);
+      ck_assert_int_eq (d[1].then, ENGINE_THEN_TAIL);
+      ck_assert_int_eq (d[1].bytes, size % 4096);
       ck_assert_int_eq (fake.direct_writes, (size / 4096 + BUF / 4096 - 1)
                                             / (BUF / 4096));
     }
   else
-    ck_assert (dio_refusal (res.report.why_errno));
+    ck_assert (dio_refusal (last_plan (&res)->why_errno));
   engine_ctx_free (ctx);
 }
 END_TEST
@@ -793,12 +810,17 @@ START_TEST (test_direct_fallback)
   struct engine_ctx *ctx = make_ctx (_i < 2 ? 1 : 4);
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &direct, &res));
-  if (!res.report.direct)
+  struct engine_plan const *d = direct_plan (&res);
+  if (!d)
     return;    /* this filesystem refused at open: nothing to fall from */
   assert_copy_of_pattern (dst, size);
-  ck_assert (res.report.fell_back);
-  ck_assert_str_eq (res.report.why_not, _i % 2 == 0 ? "read" : "write");
-  ck_assert_int_eq (res.report.why_errno, EINVAL);
+  bool fell_back;
+  engine_direct_plan (&res.report, &fell_back);
+  ck_assert (fell_back);
+  ck_assert_int_eq (d[1].then, ENGINE_THEN_REFUSED);
+  ck_assert_str_eq (d[1].why, _i % 2 == 0 ? "read" : "write");
+  ck_assert_int_eq (d[1].why_errno, EINVAL);
+  ck_assert_int_eq (d[1].method, ENGINE_COPY_BUFFERED);
   ck_assert_int_eq (res.bytes, size);
   ck_assert_int_eq (fake.written, size);
 
@@ -806,8 +828,8 @@ START_TEST (test_direct_fallback)
   int src2 = source_file (BUF), dst2 = temp_file ();
   arm (src2, dst2);
   ck_assert (engine_copy (ctx, src2, dst2, &direct, &res));
-  ck_assert (!res.report.direct);
-  ck_assert_int_eq (res.report.why_errno, EINVAL);
+  ck_assert (!direct_plan (&res));
+  ck_assert_int_eq (last_plan (&res)->why_errno, EINVAL);
   assert_copy_of_pattern (dst2, BUF);
   engine_ctx_free (ctx);
 }
@@ -822,13 +844,13 @@ START_TEST (test_auto_decisions)
   struct engine_ctx *ctx = make_ctx (1);
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &req, &res));
-  ck_assert (!res.report.direct);
-  ck_assert_str_eq (res.report.why_not, "smaller than one buffer");
+  ck_assert (!direct_plan (&res));
+  ck_assert_str_eq (last_plan (&res)->why, "smaller than one buffer");
   /* Just written, so in the page cache.  */
   int src2 = source_file (4 * BUF), dst2 = temp_file ();
   ck_assert (engine_copy (ctx, src2, dst2, &req, &res));
-  ck_assert (!res.report.direct);
-  ck_assert_str_eq (res.report.why_not, "source mostly in the page cache");
+  ck_assert (!direct_plan (&res));
+  ck_assert_str_eq (last_plan (&res)->why, "source mostly in the page cache");
   assert_copy_of_pattern (dst2, 4 * BUF);
   engine_ctx_free (ctx);
 }

@@ -222,6 +222,14 @@ make_ctx (unsigned int depth)
   return ctx;
 }
 
+/* The direct plan of RES's copy, or NULL.  */
+static struct engine_plan const *
+direct_plan (struct engine_result const *res)
+{
+  bool fell_back;
+  return engine_direct_plan (&res->report, &fell_back);
+}
+
 /* ---- the tests ---- */
 
 START_TEST (test_method)
@@ -243,9 +251,12 @@ START_TEST (test_on_then_off)
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &always, &res));
   assert_copy (dst, size);
-  ck_assert (res.report.direct);
-  ck_assert_str_eq (res.report.method, dio_method ());
-  ck_assert_int_eq (res.report.tail, 1000);
+  bool fell_back;
+  struct engine_plan const *d = engine_direct_plan (&res.report, &fell_back);
+  ck_assert_ptr_nonnull (d);
+  ck_assert_str_eq (d->dio, dio_method ());
+  ck_assert_int_eq (d[1].then, ENGINE_THEN_TAIL);
+  ck_assert_int_eq (d[1].bytes, 1000);
 
   int src_on = find (CALL, si, ON, 0), dst_on = find (CALL, di, ON, 0);
   int src_off = find (CALL, si, OFF, 0), dst_off = find (CALL, di, OFF, 0);
@@ -283,9 +294,9 @@ START_TEST (test_refused)
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &always, &res));
   assert_copy (dst, size);
-  ck_assert (!res.report.direct);
-  ck_assert_str_eq (res.report.why_not, dio_method ());
-  ck_assert_int_eq (res.report.why_errno, ENOTTY);
+  ck_assert (!direct_plan (&res));
+  ck_assert_str_eq (res.report.plans[0].why, dio_method ());
+  ck_assert_int_eq (res.report.plans[0].why_errno, ENOTTY);
   if (_i == 1)
     ck_assert_int_gt (find (CALL, si, OFF, 0), find (CALL, si, ON, 0));
   else
@@ -296,8 +307,8 @@ START_TEST (test_refused)
   int src2 = temp_file (size), dst2 = temp_file (0);
   ck_assert (engine_copy (ctx, src2, dst2, &always, &res));
   assert_copy (dst2, size);
-  ck_assert (!res.report.direct);
-  ck_assert_int_eq (res.report.why_errno, ENOTTY);
+  ck_assert (!direct_plan (&res));
+  ck_assert_int_eq (res.report.plans[0].why_errno, ENOTTY);
   ck_assert_int_eq (find (CALL, ino_of (src2), -1, before), -1);
   ck_assert_int_eq (find (CALL, ino_of (dst2), -1, before), -1);
   engine_ctx_free (ctx);
@@ -317,7 +328,7 @@ START_TEST (test_no_call)
   struct engine_result res;
   ck_assert (engine_copy (ctx, src, dst, &req, &res));
   assert_copy (dst, size);
-  ck_assert (!res.report.direct);
+  ck_assert (!direct_plan (&res));
   ck_assert_int_eq (count (CALL), 0);
 
   int next = temp_file (4 * BUF), dst2 = temp_file (0), dst3 = temp_file (0);
