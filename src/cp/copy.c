@@ -16,6 +16,7 @@
 
 #include "backupfile.h"
 #include "dest.h"
+#include "dir.h"
 #include "diag.h"
 #include "progress.h"
 #include "dirname.h"
@@ -390,16 +391,6 @@ note_change (struct ancestor *parent, struct walk *w)
     w->top_changed = true;
 }
 
-char *
-sibling_name (char const *name, char const *base)
-{
-  size_t dirlen = last_component (name) - name;
-  char *s = xmalloc (dirlen + strlen (base) + 1);
-  memcpy (s, name, dirlen);
-  strcpy (s + dirlen, base);
-  return s;
-}
-
 /* Under --preserve=links, or for directories met again: the name this
    run already gave SRC's inode, or NULL (and remember DST for it).  */
 static char const *
@@ -446,6 +437,22 @@ copy_of_itself (struct loc const *src, char const *earlier,
   return same_name (src->name, earlier);
 }
 
+/* Copy the directory SRC (status SST) to DST, and everything in it: the
+   walk's recursion, through copy_node.  */
+static bool
+copy_tree (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
+           struct loc const *dst, bool dst_exists, struct ancestor *parent,
+           struct walk *w)
+{
+  struct dir_copy dc;
+  if (!dir_begin (c, &dc, src, sst, dst, dst_exists, parent, w))
+    return false;
+  bool ok = true;
+  while (dir_next (c, &dc, w))
+    ok &= copy_node (c, &dc.s, &dc.d, &dc.self, w, false);
+  return dir_end (c, &dc, ok);
+}
+
 /* Create DST as the kind of file SRC is.  */
 static bool
 copy_by_type (struct copy_ctx *c, struct loc const *src,
@@ -457,7 +464,7 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
   mode_t smode = sst->st_mode;
 
   if (S_ISDIR (smode))
-    return copy_directory (c, src, sst, dst, dst_is_dir, parent, w);
+    return copy_tree (c, src, sst, dst, dst_is_dir, parent, w);
   if (o->symbolic_link)
     return make_symbolic_link (c, src, dst);
   if (o->hard_link)

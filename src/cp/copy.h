@@ -2,7 +2,8 @@
    as GNU cp's copy does.  Split by job:
      copy.c     per-node policy: what exists at the destination, what to
                 do about it, which kind of copy, and the final metadata;
-     dir.c      directories: create, list, recurse;
+                the walk's recursion;
+     dir.c      directories: create, list, give attributes (dir.h);
      regular.c  regular files: open both sides, data through the engine;
      dest.c     a destination's life, and undoing unfinished ones;
      special.c  symbolic links, FIFOs, devices, and -l / -s links;
@@ -124,17 +125,6 @@ struct walk
 bool copy_node (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, struct ancestor *parent,
                 struct walk *w, bool command_line);
-
-/* NAME with its last component replaced by BASE, as messages show a
-   backup: a new string.  */
-char *sibling_name (char const *name, char const *base);
-
-/* dir.c: the directory case of copy_node.  DST_EXISTS: DST is already a
-   directory (merge into it).  */
-bool copy_directory (struct copy_ctx *c, struct loc const *src,
-                     struct stat const *sst, struct loc const *dst,
-                     bool dst_exists, struct ancestor *parent,
-                     struct walk *w);
 
 /* dirfds.c: how many directory levels a walk keeps open, from the
    descriptor limit (RLIMIT_NOFILE), the descriptors already open and

@@ -571,3 +571,13 @@ dest_abort (struct dest *d)
   free (d->temp);
   d->temp = NULL;
 }
+
+char *
+sibling_name (char const *name, char const *base)
+{
+  size_t dirlen = last_component (name) - name;
+  char *s = xmalloc (dirlen + strlen (base) + 1);
+  memcpy (s, name, dirlen);
+  strcpy (s + dirlen, base);
+  return s;
+}

@@ -132,4 +132,8 @@ void dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
 void dest_hold_signals (void);
 void dest_release_signals (void);
 
+/* NAME with its last component replaced by BASE, as messages show a
+   backup: a new string.  */
+char *sibling_name (char const *name, char const *base);
+
 #endif

@@ -64,10 +64,46 @@ format_size (char *out, size_t outsize, size_t size)
 }
 
 void
+diag_gnu_words (struct engine_facts const *f, struct diag_words *w)
+{
+  /* GNU cp 9.11 starts from "unknown" (reflink "no" when not allowed)
+     and changes a word only when its step runs.  */
+  w->reflink = !f->reflink_allowed ? "no"
+               : f->clone == ENGINE_CLONE_DONE ? "yes"
+               : f->clone == ENGINE_CLONE_REFUSED ? "unsupported"
+               : "unknown";
+  switch (f->scan)
+    {
+    case ENGINE_SCAN_PLAIN:
+      w->sparse = f->zero_detect ? "zeros" : "no";
+      break;
+    case ENGINE_SCAN_LSEEK:
+      /* Zero detection is part of the loop that copies a data extent.  */
+      w->sparse = f->ran && f->zero_detect ? "SEEK_HOLE + zeros"
+                                           : "SEEK_HOLE";
+      break;
+    default:
+      w->sparse = "unknown";
+      break;
+    }
+  /* copy_file_range is tried only when reflinks are allowed and no zero
+     blocks are looked for; a call that returned 0 at once (an empty
+     file, /proc) settles nothing.  */
+  if (f->scan == ENGINE_SCAN_NONE || !f->ran)
+    w->offload = "unknown";
+  else if (!f->reflink_allowed || f->zero_detect)
+    w->offload = "avoided";
+  else
+    w->offload = f->offload == ENGINE_OFFLOAD_MOVED ? "yes"
+                 : f->offload == ENGINE_OFFLOAD_FAILED ? "unsupported"
+                 : "unknown";
+}
+
+void
 diag_debug_gnu (struct engine_facts const *facts)
 {
-  struct engine_words w;
-  engine_debug_words (facts, &w);
+  struct diag_words w;
+  diag_gnu_words (facts, &w);
   printf ("copy offload: %s, reflink: %s, sparse detection: %s\n",
           w.offload, w.reflink, w.sparse);
 }

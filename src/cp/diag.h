@@ -29,15 +29,27 @@
 void diag_engine_failure (struct engine_result const *res,
                           char const *src, char const *dst);
 
+/* GNU cp's words for FACTS: its line is "copy offload: OFFLOAD, reflink:
+   REFLINK, sparse detection: SPARSE".  Strings are static.  */
+struct diag_words
+{
+  char const *offload;   /* "unknown", "avoided", "yes", "unsupported" */
+  char const *reflink;   /* "unknown", "no", "yes", "unsupported" */
+  char const *sparse;    /* "unknown", "no", "zeros", "SEEK_HOLE",
+                            "SEEK_HOLE + zeros" */
+};
+void diag_gnu_words (struct engine_facts const *facts,
+                     struct diag_words *words);
+
 /* Print GNU cp's --debug line for one file copied as data, in 9.11's
    words for FACTS: "copy offload: ..., reflink: ..., sparse detection:
    ...".  */
 void diag_debug_gnu (struct engine_facts const *facts);
 
 /* Print cp8M's --debug lines for one file the engine copied, after GNU
-   cp's: "direct I/O: yes (O_DIRECT, 8 MiB x 4 in flight, align
-   512/512)", "destination: DEST", and "source changed during the copy"
-   when it did.  */
+   cp's: "direct I/O: yes (O_DIRECT, 8 MiB x 8 in flight)", the plans
+   the engine made with a reason for each choice, "destination: DEST",
+   and "source changed during the copy" when it did.  */
 void diag_debug_lines (struct engine_result const *res, char const *dest);
 
 /* Print --debug's line on the memory the engine's buffers may take, and

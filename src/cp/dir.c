@@ -1,13 +1,11 @@
-/* Directories: create the copy, list the source, copy each entry, then
-   give the copy its final attributes (after its contents, so that their
-   creation does not change its times and a read-only mode does not stop
-   them).
+/* Directories: create the copy and list the source, then give the copy
+   its final attributes (dir.h).
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
 #include <config.h>
 
-#include "copy.h"
+#include "dir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -26,7 +24,7 @@
 #include "xalloc.h"
 
 /* One directory entry, as read.  */
-struct entry
+struct dir_entry
 {
   ino_t ino;
   size_t read;          /* its place in the reading order */
@@ -40,7 +38,7 @@ struct entry
 static int
 by_inode (void const *a, void const *b)
 {
-  struct entry const *x = a, *y = b;
+  struct dir_entry const *x = a, *y = b;
   if (x->ino != y->ino)
     return (x->ino > y->ino) - (x->ino < y->ino);
   return (x->read > y->read) - (x->read < y->read);
@@ -63,7 +61,7 @@ by_inode (void const *a, void const *b)
    *ENTRIES (to free with its names) and *COUNT and return true, or
    return false with errno.  */
 static bool
-read_entries (int fd, struct entry **entries, size_t *count)
+read_entries (int fd, struct dir_entry **entries, size_t *count)
 {
   DIR *dir = fd < 0 ? NULL : fdopendir (fd);
   if (!dir)
@@ -75,7 +73,7 @@ read_entries (int fd, struct entry **entries, size_t *count)
       return false;
     }
   size_t n = 0, alloc = 16;
-  struct entry *v = xnmalloc (alloc, sizeof *v);
+  struct dir_entry *v = xnmalloc (alloc, sizeof *v);
   struct dirent *d;
   for (errno = 0; (d = readdir (dir)); errno = 0)
     {
@@ -117,7 +115,7 @@ read_entries (int fd, struct entry **entries, size_t *count)
    not queued again: most were warmed while it was copied.  */
 static void
 prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
-                struct entry const *names, size_t n, size_t i,
+                struct dir_entry const *names, size_t n, size_t i,
                 size_t *queued)
 {
   prefetch_at (p, listing, dirfd, i);
@@ -128,65 +126,6 @@ prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
         && !prefetch_add (p, names[*queued].name, *queued))
       break;
   prefetch_settle (p);
-}
-
-/* Copy the entries of the directory level SELF (source SRC) into its
-   destination DST.  */
-static bool
-copy_dir_entries (struct copy_ctx *c, struct loc const *src,
-                  struct loc const *dst, bool dst_new, struct ancestor *self,
-                  struct walk *w)
-{
-  struct entry *names;
-  size_t n;
-  if (!read_entries (dirfds_listing (self), &names, &n))
-    {
-      error (0, errno, "cannot access %s", quote_file (src->name));
-      return false;
-    }
-
-  bool ok = true;
-  unsigned long listing = ++c->listings;
-  size_t queued = 0;   /* entries before it went to the prefetcher */
-  size_t i;
-  for (i = 0; i < n && !w->into_self; i++)
-    {
-      /* Open again if the walk below closed them (dirfds.c).  */
-      if (!dirfds_ensure (self))
-        {
-          ok = false;
-          break;
-        }
-      /* Into a directory made by this run, so that none of the files
-         is skipped for a destination that exists.  */
-      if (c->prefetch && c->prefetch_useful && dst_new)
-        prefetch_ahead (c->prefetch, listing, self->src_fd, names, n, i,
-                        &queued);
-      char const *name = names[i].name;
-      char *src_name = file_name_concat (src->name, name, NULL);
-      char *dst_name = file_name_concat (dst->name, name, NULL);
-      /* Entry names: relative to the level's descriptors.  */
-      struct loc s = { self->src_fd, name, src_name, false };
-      struct loc d = { self->dst_fd, name, dst_name, dst_new };
-      if (self->by_name)
-        {
-          /* No descriptor held (dirfds.c): whole names, the source's
-             absolute when its operand is (hence AT_FDCWD), and the
-             destination's relative to the operand's target directory,
-             as its own is.  */
-          s = (struct loc) { AT_FDCWD, src_name, src_name, false };
-          d = (struct loc) { w->top_dirfd, dst_name + w->top_prefix,
-                             dst_name, dst_new };
-        }
-      /* Going on after copying into itself would copy the copy again.  */
-      ok &= copy_node (c, &s, &d, self, w, false);
-      free (src_name);
-      free (dst_name);
-    }
-  for (i = 0; i < n; i++)
-    free (names[i].name);
-  free (names);
-  return ok;
 }
 
 /* Open the destination directory DST of the level LV: through PIN, the
@@ -345,19 +284,21 @@ finish_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
 }
 
 bool
-copy_directory (struct copy_ctx *c, struct loc const *src,
-                struct stat const *sst, struct loc const *dst,
-                bool dst_exists, struct ancestor *parent,
-                struct walk *w)
+dir_begin (struct copy_ctx *c, struct dir_copy *dc, struct loc const *src,
+           struct stat const *sst, struct loc const *dst, bool dst_exists,
+           struct ancestor *parent, struct walk *w)
 {
   struct cp8m_options const *o = c->o;
-  struct meta_plan plan = { .dst_new = !dst_exists };
-  plan.omitted = dst_exists ? 0 : omitted_permissions (o, sst->st_mode);
+  *dc = (struct dir_copy) {
+    .src = src, .dst = dst, .sst = sst, .dst_exists = dst_exists,
+    .plan = { .dst_new = !dst_exists }, .ok = true };
+  dc->plan.omitted = dst_exists ? 0 : omitted_permissions (o, sst->st_mode);
   struct node pin = { .fd = -1 };
-  if (!dst_exists && !make_dir (c, src, sst, dst, w, &plan, &pin))
+  if (!dst_exists && !make_dir (c, src, sst, dst, w, &dc->plan, &pin))
     return false;
 
-  struct ancestor self = {
+  struct ancestor *self = &dc->self;
+  *self = (struct ancestor) {
     .parent = parent, .dev = sst->st_dev, .ino = sst->st_ino,
     .src_fd = -1, .dst_fd = -1, .src = src, .dst = dst,
     .dst_follow = o->keep_directory_symlink };
@@ -365,14 +306,13 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
      alone, as GNU cp reaches it, and what it is is noted before the
      source is opened: one descriptor at a time may be all there is.  */
   bool no_fd = c->max_open_levels == 0;
-  bool opened = !no_fd || open_dst_dir (o, dst, &pin, true, &self);
+  bool opened = !no_fd || open_dst_dir (o, dst, &pin, true, self);
   if (no_fd)
     node_close (&pin);
 
   /* SRC was stat'ed through a symlink exactly when copy_node followed
      one, so it is opened following links, and checked to be the same
      directory.  */
-  bool ok = true;
   int src_fd = !opened ? -1 : openat (src->dirfd, src->rel,
                                       O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
@@ -385,11 +325,11 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
   if (opened && src_fd < 0)
     {
       error (0, errno, "cannot access %s", quote_file (src->name));
-      ok = false;
+      dc->ok = false;
     }
-  self.src_fd = src_fd;
+  self->src_fd = src_fd;
   if (opened && !no_fd)
-    opened = open_dst_dir (o, dst, &pin, false, &self);
+    opened = open_dst_dir (o, dst, &pin, false, self);
   node_close (&pin);
   if (!opened)
     {
@@ -397,24 +337,85 @@ copy_directory (struct copy_ctx *c, struct loc const *src,
         close (src_fd);
       return false;
     }
-  dirfds_push (c, &self);
+  dirfds_push (c, self);
   /* Made (or there to merge into): counted whatever its entries do.  */
   stats_made (c->stats, STATS_DIRECTORY, true);
 
   /* -x: a mount point is copied as an empty directory.  */
-  if (ok && !(o->one_file_system && parent && parent->dev != sst->st_dev))
-    ok = copy_dir_entries (c, src, dst, !dst_exists, &self, w);
+  if (!dc->ok || (o->one_file_system && parent && parent->dev != sst->st_dev))
+    return true;
+  if (!read_entries (dirfds_listing (self), &dc->names, &dc->n))
+    {
+      error (0, errno, "cannot access %s", quote_file (src->name));
+      dc->ok = false;
+    }
+  dc->listing = ++c->listings;
+  return true;
+}
+
+bool
+dir_next (struct copy_ctx *c, struct dir_copy *dc, struct walk *w)
+{
+  struct ancestor *self = &dc->self;
+  free (dc->src_name);
+  free (dc->dst_name);
+  dc->src_name = dc->dst_name = NULL;
+  /* Going on after copying into itself would copy the copy again.  */
+  if (dc->next >= dc->n || w->into_self)
+    return false;
+  /* Open again if the walk below closed them (dirfds.c).  */
+  if (!dirfds_ensure (self))
+    {
+      dc->ok = false;
+      return false;
+    }
+  size_t i = dc->next++;
+  bool dst_new = !dc->dst_exists;
+  /* Into a directory made by this run, so that none of the files is
+     skipped for a destination that exists.  */
+  if (c->prefetch && c->prefetch_useful && dst_new)
+    prefetch_ahead (c->prefetch, dc->listing, self->src_fd, dc->names, dc->n,
+                    i, &dc->queued);
+  char const *name = dc->names[i].name;
+  dc->src_name = file_name_concat (dc->src->name, name, NULL);
+  dc->dst_name = file_name_concat (dc->dst->name, name, NULL);
+  /* Entry names: relative to the level's descriptors.  */
+  dc->s = (struct loc) { self->src_fd, name, dc->src_name, false };
+  dc->d = (struct loc) { self->dst_fd, name, dc->dst_name, dst_new };
+  if (self->by_name)
+    {
+      /* No descriptor held (dirfds.c): whole names, the source's
+         absolute when its operand is (hence AT_FDCWD), and the
+         destination's relative to the operand's target directory, as
+         its own is.  */
+      dc->s = (struct loc) { AT_FDCWD, dc->src_name, dc->src_name, false };
+      dc->d = (struct loc) { w->top_dirfd, dc->dst_name + w->top_prefix,
+                             dc->dst_name, dst_new };
+    }
+  return true;
+}
+
+bool
+dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok)
+{
+  struct cp8m_options const *o = c->o;
+  struct ancestor *self = &dc->self;
+  for (size_t i = 0; i < dc->n; i++)
+    free (dc->names[i].name);
+  free (dc->names);
+  ok &= dc->ok;
   /* Even when the source could not be read: the copy still gets the
      attributes, as GNU cp gives them.  */
-  if (!dirfds_ensure (&self))
+  if (!dirfds_ensure (self))
     ok = false;
   else
-    ok &= finish_dir (c, src, sst, dst, &self, &plan);
+    ok &= finish_dir (c, dc->src, dc->sst, dc->dst, self, &dc->plan);
   /* --sync: after its entries and its own attributes (sync.h).  */
-  if (o->sync && !self.lost && (self.by_name || self.dst_fd >= 0)
-      && (!dst_exists || self.dst_changed || sync_attributes_set (o)))
-    ok &= self.by_name ? sync_dir_at (dst->dirfd, dst->rel, dst->name)
-          : sync_dir (self.dst_fd, self.dst_path_only, dst->name);
-  ok &= dirfds_pop (&self);
+  if (o->sync && !self->lost && (self->by_name || self->dst_fd >= 0)
+      && (!dc->dst_exists || self->dst_changed || sync_attributes_set (o)))
+    ok &= self->by_name ? sync_dir_at (dc->dst->dirfd, dc->dst->rel,
+                                       dc->dst->name)
+          : sync_dir (self->dst_fd, self->dst_path_only, dc->dst->name);
+  ok &= dirfds_pop (self);
   return ok;
 }

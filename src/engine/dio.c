@@ -30,24 +30,11 @@
 /* The kernel's value; older headers lack it.  */
 enum { DIO_STATX_DIOALIGN = 0x2000 };
 
-#if defined HAVE_STATX && defined STATX_DIOALIGN
+#if defined __linux__ && HAVE_DECL_SYS_STATX
 
-bool
-dio_query_fd (int fd, struct dio_align *out)
-{
-  struct statx stx;
-  if (statx (fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0
-      || !(stx.stx_mask & STATX_DIOALIGN) || stx.stx_dio_offset_align == 0)
-    return false;
-  out->mem_align = stx.stx_dio_mem_align;
-  out->offset_align = stx.stx_dio_offset_align;
-  return true;
-}
-
-#elif defined __linux__ && HAVE_DECL_SYS_STATX
-
-/* The kernel's struct statx, declared here for C libraries (musl) that have
-   neither the wrapper nor the structure.  The layout is kernel ABI: 256
+/* The kernel's struct statx, declared here because C libraries lack its
+   direct-I/O fields (glibc before 2.37) or the structure itself (musl):
+   the system call is made directly.  The layout is kernel ABI: 256
    bytes, the direct-I/O fields at offsets 152 and 156.  */
 struct dio_kernel_statx
 {
@@ -184,14 +171,10 @@ set_direct_flag (int fd, bool on)
 #endif
 }
 
-#ifdef __linux__
-/* Open the file FD refers to once more, with FLAGS, through
-   /proc/self/fd: a second open file description of the same inode.
-   Return it, or -1 with errno (EXDEV when another file answered, ENOSYS
-   when /proc is not mounted).  */
-static int
-reopen_same (int fd, int flags)
+int
+dio_reopen (int fd, int flags)
 {
+#ifdef __linux__
   char path[32];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
   int nfd = open (path, flags | O_CLOEXEC);
@@ -205,20 +188,11 @@ reopen_same (int fd, int flags)
     return nfd;
   close (nfd);
   errno = EXDEV;
-  return -1;
-}
-#endif
-
-int
-dio_reopen (int fd, int flags)
-{
-#ifdef __linux__
-  return reopen_same (fd, flags);
 #else
   (void) fd, (void) flags;
   errno = ENOSYS;
-  return -1;
 #endif
+  return -1;
 }
 
 bool
@@ -230,7 +204,7 @@ dio_enable (int fd, int accmode, struct dio_fd *out)
      O_DIRECT at open time, and FD stays plain for the tail.  Reopening
      can fail where the first open succeeded (no /proc, or a new file
      created read-only); then set the flag on FD itself.  */
-  int dfd = reopen_same (fd, accmode | O_DIRECT);
+  int dfd = dio_reopen (fd, accmode | O_DIRECT);
   if (dfd >= 0)
     {
       out->fd = dfd;
@@ -270,7 +244,7 @@ dio_plain (int fd, int accmode, struct dio_fd *out)
   if (fl < 0 || !(fl & O_DIRECT))
     return;
 # ifdef __linux__
-  int pfd = reopen_same (fd, accmode);
+  int pfd = dio_reopen (fd, accmode);
   if (pfd >= 0 && !(fcntl (pfd, F_GETFL) & O_DIRECT))
     {
       out->fd = pfd;

@@ -130,7 +130,7 @@ first_buffer (struct engine_ctx *ctx)
    first copy, not in engine_ctx_new, so that its alignment honours what
    the first files report and a run that copies nothing allocates
    nothing; the others only when a file is copied with I/Os in flight.  */
-unsigned int
+static unsigned int
 ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
                 int dst_fd)
 {
@@ -167,56 +167,12 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
 
 /* ---- results ---- */
 
-bool
-engine_fail (struct engine_result *res, enum engine_side side, int err)
-{
-  res->side = side;
-  res->err = err;
-  return false;
-}
-
 static bool
 fail_verify (struct engine_verify_result *vr, int err)
 {
   vr->side = ENGINE_SIDE_NONE;
   vr->err = err;
   return false;
-}
-
-void
-engine_debug_words (struct engine_facts const *f, struct engine_words *w)
-{
-  /* GNU cp 9.11 starts from "unknown" (reflink "no" when not allowed)
-     and changes a word only when its step runs.  */
-  w->reflink = !f->reflink_allowed ? "no"
-               : f->clone == ENGINE_CLONE_DONE ? "yes"
-               : f->clone == ENGINE_CLONE_REFUSED ? "unsupported"
-               : "unknown";
-  switch (f->scan)
-    {
-    case ENGINE_SCAN_PLAIN:
-      w->sparse = f->zero_detect ? "zeros" : "no";
-      break;
-    case ENGINE_SCAN_LSEEK:
-      /* Zero detection is part of the loop that copies a data extent.  */
-      w->sparse = f->ran && f->zero_detect ? "SEEK_HOLE + zeros"
-                                           : "SEEK_HOLE";
-      break;
-    default:
-      w->sparse = "unknown";
-      break;
-    }
-  /* copy_file_range is tried only when reflinks are allowed and no zero
-     blocks are looked for; a call that returned 0 at once (an empty
-     file, /proc) settles nothing.  */
-  if (f->scan == ENGINE_SCAN_NONE || !f->ran)
-    w->offload = "unknown";
-  else if (!f->reflink_allowed || f->zero_detect)
-    w->offload = "avoided";
-  else
-    w->offload = f->offload == ENGINE_OFFLOAD_MOVED ? "yes"
-                 : f->offload == ENGINE_OFFLOAD_FAILED ? "unsupported"
-                 : "unknown";
 }
 
 struct engine_plan const *
@@ -266,6 +222,14 @@ copy_planned (struct file_copy *fc)
   for (rep->n_plans = 1;; rep->n_plans++)
     {
       struct engine_plan *p = &rep->plans[rep->n_plans - 1];
+      /* Buffer 0 exists (copy_whole made sure), so this is at least 1.  */
+      unsigned int got = ensure_buffers (fc->ctx, p->depth, fc->src_fd,
+                                         fc->dst_fd);
+      if (got < p->depth)
+        {
+          p->depth = got;
+          p->depth_why = "fewer buffers: an allocation failed";
+        }
       enum exec_end e = exec_plan (fc, p, p + 1);
       if (e == EXEC_FAILED)
         return false;

@@ -139,18 +139,6 @@ struct engine_facts
   enum engine_offload offload;
 };
 
-/* GNU cp's words for FACTS: its line is "copy offload: OFFLOAD, reflink:
-   REFLINK, sparse detection: SPARSE".  Strings are static.  */
-struct engine_words
-{
-  char const *offload;   /* "unknown", "avoided", "yes", "unsupported" */
-  char const *reflink;   /* "unknown", "no", "yes", "unsupported" */
-  char const *sparse;    /* "unknown", "no", "zeros", "SEEK_HOLE",
-                            "SEEK_HOLE + zeros" */
-};
-void engine_debug_words (struct engine_facts const *facts,
-                         struct engine_words *words);
-
 /* How a range of a file is copied.  */
 enum engine_method
 {

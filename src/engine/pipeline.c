@@ -433,12 +433,6 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
 
 enum { WORKER_STACK = 512 * 1024 };
 
-struct worker
-{
-  struct io_job *job;
-  pthread_t thread;
-};
-
 /* Take the next chunk of JOB into *R, under the lock: 1, or 0 when there
    is none (or the job stopped).  */
 static int
@@ -512,8 +506,7 @@ end_task (struct io_job *job, char *buf)
 static void *
 work (void *arg)
 {
-  struct worker *w = arg;
-  struct io_job *job = w->job;
+  struct io_job *job = arg;
   /* Under the lock: a worker that has finished may be clearing them.  */
   pthread_mutex_lock (&job->lock);
   struct flags fl = { job->read_flags, job->write_flags, -1 };
@@ -544,7 +537,7 @@ work (void *arg)
    return how many workers there are: fewer when a thread cannot be made,
    which still copies everything.  */
 static unsigned int
-start_workers (struct io_job *job, struct worker *workers, unsigned int depth)
+start_workers (struct io_job *job, pthread_t *workers, unsigned int depth)
 {
   unsigned int started = 1;
   /* Signals belong to the caller's thread, whose handler removes a
@@ -562,12 +555,9 @@ start_workers (struct io_job *job, struct worker *workers, unsigned int depth)
   bool small = have_attr
                && pthread_attr_setstacksize (&attr, WORKER_STACK) == 0;
   for (; started < depth; started++)
-    {
-      workers[started] = (struct worker) { job, 0 };
-      if (pthread_create (&workers[started].thread, small ? &attr : NULL,
-                          work, &workers[started]) != 0)
-        break;
-    }
+    if (pthread_create (&workers[started], small ? &attr : NULL, work,
+                        job) != 0)
+      break;
   if (have_attr)
     pthread_attr_destroy (&attr);
   pthread_sigmask (SIG_SETMASK, &old, NULL);
@@ -577,10 +567,9 @@ start_workers (struct io_job *job, struct worker *workers, unsigned int depth)
 void
 pipeline_run (struct io_job *job, unsigned int depth)
 {
-  struct worker workers[ENGINE_MAX_DEPTH];
+  pthread_t workers[ENGINE_MAX_DEPTH];
   unsigned int started = depth > 1 ? start_workers (job, workers, depth) : 1;
-  workers[0] = (struct worker) { job, 0 };
-  work (&workers[0]);
+  work (job);
   for (unsigned int i = 1; i < started; i++)
-    pthread_join (workers[i].thread, NULL);
+    pthread_join (workers[i], NULL);
 }

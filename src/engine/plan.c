@@ -173,9 +173,7 @@ plan_method (struct file_copy *fc, struct engine_plan *p)
           want = pieces > 0 ? pieces : 1;
           p->depth_why = "no more than the pieces of data it has";
         }
-      p->depth = ensure_buffers (ctx, want, fc->src_fd, fc->dst_fd);
-      if (p->depth < want)
-        p->depth_why = "fewer buffers: an allocation failed";
+      p->depth = want;
     }
   if (!p->cache_why)
     p->cache_why = fc->stream ? "used as any program uses it (a stream)"

@@ -46,15 +46,18 @@ struct file_copy
   struct engine_result *res;
 };
 
-/* Make sure CTX has buffers for N I/Os in flight and return how many it
-   has (0: not even one).  */
-unsigned int ensure_buffers (struct engine_ctx *ctx, unsigned int n,
-                             int src_fd, int dst_fd);
-
 /* Record a failure of *RES on SIDE with ERR; return false.  */
-bool engine_fail (struct engine_result *res, enum engine_side side, int err);
+static inline bool
+engine_fail (struct engine_result *res, enum engine_side side, int err)
+{
+  res->side = side;
+  res->err = err;
+  return false;
+}
 
-/* Make the first plan for FC's data, and set up FC->chunks for it.  */
+/* Make the first plan for FC's data, and set up FC->chunks for it.  A
+   plan's depth is what it wants: the buffers for it are the caller's
+   to find (engine.c), which may lower it.  */
 void plan_file (struct file_copy *fc, struct engine_plan *plan);
 
 /* Make the plan for what FC->chunks still holds after PREV, which ended

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cp/diag.h"
 #include "engine/cache.h"
 #include "engine/dio.h"
 #include "engine/engine.h"
@@ -375,11 +376,11 @@ make_ctx (unsigned int depth)
 }
 
 /* GNU cp's --debug words for what RES says happened.  */
-static struct engine_words
+static struct diag_words
 words_of (struct engine_result const *res)
 {
-  struct engine_words w;
-  engine_debug_words (&res->report.facts, &w);
+  struct diag_words w;
+  diag_gnu_words (&res->report.facts, &w);
   return w;
 }
 
@@ -1025,8 +1026,8 @@ static struct
 
 START_TEST (test_debug_words)
 {
-  struct engine_words w;
-  engine_debug_words (&word_cases[_i].f, &w);
+  struct diag_words w;
+  diag_gnu_words (&word_cases[_i].f, &w);
   ck_assert_str_eq (w.offload, word_cases[_i].offload);
   ck_assert_str_eq (w.reflink, word_cases[_i].reflink);
   ck_assert_str_eq (w.sparse, word_cases[_i].sparse);
@@ -1037,7 +1038,7 @@ static void
 assert_words (struct engine_result const *res, char const *offload,
               char const *reflink, char const *sparse)
 {
-  struct engine_words w = words_of (res);
+  struct diag_words w = words_of (res);
   ck_assert_str_eq (w.offload, offload);
   ck_assert_str_eq (w.reflink, reflink);
   ck_assert_str_eq (w.sparse, sparse);
