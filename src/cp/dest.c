@@ -211,10 +211,10 @@ dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
   else if (o->verbose)
     {
       char *shown = sibling_name (dst->name, last_component (backup));
-      progress_out_begin ();
+      diag_out_begin ();
       printf ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
               quote_file_n (1, dst->name));
-      progress_out_end ();
+      diag_out_end ();
       free (shown);
     }
 }

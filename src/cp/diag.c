@@ -253,34 +253,34 @@ diag_debug_budget (struct memory_plan const *p)
 void
 diag_verbose (char const *src, char const *dst)
 {
-  progress_out_begin ();
+  diag_out_begin ();
   printf ("%s -> %s\n", quote_file_n (0, src), quote_file_n (1, dst));
-  progress_out_end ();
+  diag_out_end ();
 }
 
 void
 diag_verbose_backup (char const *src, char const *dst, char const *backup)
 {
-  progress_out_begin ();
+  diag_out_begin ();
   printf ("%s -> %s (backup: %s)\n", quote_file_n (0, src),
           quote_file_n (1, dst), quote_file_n (2, backup));
-  progress_out_end ();
+  diag_out_end ();
 }
 
 void
 diag_removed (char const *dst)
 {
-  progress_out_begin ();
+  diag_out_begin ();
   printf ("removed %s\n", quote_file (dst));
-  progress_out_end ();
+  diag_out_end ();
 }
 
 void
 diag_skipped (char const *dst)
 {
-  progress_out_begin ();
+  diag_out_begin ();
   printf ("skipped %s\n", quote_file (dst));
-  progress_out_end ();
+  diag_out_end ();
 }
 
 void
@@ -330,6 +330,19 @@ diag_stdout_written (void)
 {
   if (!stdout_errno && ferror (stdout))
     stdout_errno = errno ? errno : EIO;
+}
+
+void
+diag_out_begin (void)
+{
+  progress_out_begin ();
+}
+
+void
+diag_out_end (void)
+{
+  progress_out_end ();
+  diag_stdout_written ();
 }
 
 /* At exit, as gnulib's close_stdout: standard output closed, and a

@@ -84,8 +84,14 @@ char const *diag_program_name (void);
 void diag_install (void);
 
 /* After a write to standard output: keep the cause of its first
-   failure for the final "write error" (progress_out_end calls this).  */
+   failure for the final "write error" (diag_out_end calls this).  */
 void diag_stdout_written (void);
+
+/* Around lines printed on standard output (-v, --debug): the progress
+   line is cleared first (progress_out_begin), and a failure to write is
+   kept for the end.  Main thread only.  */
+void diag_out_begin (void);
+void diag_out_end (void);
 
 /* The next error () message is a warning or a notice, which leaves the
    exit status alone: it does not count as an error.  */

@@ -64,9 +64,9 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
   p->created = true;
   if (o->verbose)
     {
-      progress_out_begin ();
+      diag_out_begin ();
       printf ("%s -> %s\n", p->src, p->dst);
-      progress_out_end ();
+      diag_out_end ();
     }
 
   struct loc loc = { at, comp, p->dst, false };

@@ -21,7 +21,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "diag.h"
+#include "progname.h"
+#include "quotearg.h"
 #include "scan.h"
 
 /* The monitor formats lines and nothing else: a small stack (the
@@ -355,7 +356,7 @@ print_status (struct progress *p)
   flockfile (stderr);
   clear_locked (p);
   fprintf (stderr, "%s: %s written in %.1f s, %s/s%s%s\n",
-           diag_program_name (), now, t, speed,
+           program_name, now, t, speed,
            quoted ? ", copying " : "", quoted ? quoted : "");
   fflush (stderr);
   funlockfile (stderr);
@@ -547,7 +548,6 @@ progress_out_end (void)
       fflush (stdout);
       funlockfile (stderr);
     }
-  diag_stdout_written ();
 }
 
 void

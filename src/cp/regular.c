@@ -283,7 +283,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
                 o->attributes_only ? NULL : &dbg.copy);
   if (o->debug && dbg.src_opened && !o->attributes_only)
     {
-      progress_out_begin ();
+      diag_out_begin ();
       diag_debug_gnu (&dbg.res.report.facts);
       if (dbg.engine_ok)
         {
@@ -296,7 +296,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
           if (o->verify)
             verify_debug_line (&dbg.ver);
         }
-      progress_out_end ();
+      diag_out_end ();
     }
   return ok;
 }

@@ -65,12 +65,6 @@ engine_buffer_size (struct engine_ctx const *ctx)
 }
 
 unsigned int
-engine_queue_depth (struct engine_ctx const *ctx)
-{
-  return ctx->cfg.queue_depth;
-}
-
-unsigned int
 engine_buffer_allocations (struct engine_ctx const *ctx)
 {
   return ctx->allocations;
@@ -166,14 +160,6 @@ ensure_buffers (struct engine_ctx *ctx, unsigned int n, int src_fd,
 }
 
 /* ---- results ---- */
-
-static bool
-fail_verify (struct engine_verify_result *vr, int err)
-{
-  vr->side = ENGINE_SIDE_NONE;
-  vr->err = err;
-  return false;
-}
 
 struct engine_plan const *
 engine_direct_plan (struct engine_report const *rep, bool *fell_back)
@@ -349,7 +335,10 @@ engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
   /* A buffer for each side when the copies had two (no allocation
      beyond the memory budget); with only one, each side gets half.  */
   if (!ensure_buffers (ctx, 1, src_fd, dst_fd))
-    return fail_verify (vr, ENOMEM);
+    {
+      vr->err = ENOMEM;   /* side NONE: the check could not be made */
+      return false;
+    }
   struct verify_io io = { .dst_fd = dst_fd, .reader = reader,
                           .buf = ctx->buffers[0],
                           .src_buf = ctx->buffers[1],

@@ -234,9 +234,6 @@ void engine_ctx_free (struct engine_ctx *ctx);
 /* The rounded buffer size CTX uses for every I/O.  */
 size_t engine_buffer_size (struct engine_ctx const *ctx);
 
-/* How many I/Os CTX keeps in flight at most.  */
-unsigned int engine_queue_depth (struct engine_ctx const *ctx);
-
 /* How many buffers CTX has allocated so far: for tests.  */
 unsigned int engine_buffer_allocations (struct engine_ctx const *ctx);
 
