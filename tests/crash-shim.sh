@@ -112,14 +112,18 @@ done
 # must still come last.  Killed at the Nth positioned write with flags
 # (pwritev2: the direct ones, then the redone ranges), the file is
 # shorter than the source (or complete), never full-sized and wrong.
-random_file m1 $((512*1024))
+# Four pieces of 1 MiB, all in flight at once, the third refused: its
+# read takes long enough that the fourth (the one that ends the file) is
+# always held back by then, so the order of the two redone writes is
+# what the kills test (with 128 KiB pieces that was a race).
+random_file m1 $((4*M))
 for when in 1 2 3; do
-  what="direct writes refused past 300000, existing destination, SIGKILL at pwritev2 $when"
+  what="direct writes refused past 2400000, existing destination, SIGKILL at pwritev2 $when"
   echo old >ex
-  env FAULTSHIM_DIRECT_WRITE_EINVAL=300000 LD_PRELOAD="$pre_cp8m" \
+  env FAULTSHIM_DIRECT_WRITE_EINVAL=2400000 LD_PRELOAD="$pre_cp8m" \
     strace -f -qq -o /dev/null -e trace=pwritev2 \
     -e inject=pwritev2:signal=SIGKILL:when=$when \
-    cp8M --direct=always --buffer-size=128K --queue-depth=4 m1 ex \
+    cp8M --direct=always --buffer-size=1M --queue-depth=4 m1 ex \
     2>/dev/null
   cmp -s m1 ex || [ "$(size ex)" -lt "$(size m1)" ] ||
     fail "$what: ex has the source's size and differs ($(cmp m1 ex 2>&1))"

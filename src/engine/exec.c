@@ -128,9 +128,8 @@ exec_plan (struct file_copy *fc, struct engine_plan *p,
   /* copy_file_range stops at a failure: the last word is that.  */
   if (job.offload_failed)
     f->offload = ENGINE_OFFLOAD_FAILED;
+  bool ok = job.err == 0 || engine_fail (res, job.side, job.err);
   /* A destination's close can report a write that failed late (NFS).  */
-  bool ok = job.err == 0
-            || engine_fail (res, job.side, job.err);
   if (!dio_release (&src) && ok)
     ok = engine_fail (res, ENGINE_SIDE_READ, errno);
   if (!dio_release (&dst) && ok)
