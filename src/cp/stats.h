@@ -26,8 +26,8 @@
 enum { STATS_REASONS = 12 };
 struct stats_reason
 {
-  char const *why;   /* engine_report.why_not, or NULL for "other" */
-  int err;           /* engine_report.why_errno */
+  char const *why;   /* the engine plan's why, or NULL for "other" */
+  int err;           /* its why_errno */
   uintmax_t files;
 };
 

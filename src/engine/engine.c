@@ -1,4 +1,5 @@
-/* The data engine: buffers, the per-file decisions, and the stream loop.
+/* The data engine: its context and buffers, and each file's copy: FICLONE,
+   then plan, execute and plan what is left (plan.c, exec.c).
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
