@@ -111,10 +111,9 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
-  bool fell_back;
   c->prefetch_useful = ok && dbg->src_st.st_size <= PREFETCH_MAX_SIZE
                        && !dbg->res.report.offloaded
-                       && !engine_direct_plan (&dbg->res.report, &fell_back);
+                       && !engine_direct_plan (&dbg->res.report, NULL);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
   else if (c->stats)

@@ -168,8 +168,9 @@ engine_direct_plan (struct engine_report const *rep, bool *fell_back)
   for (unsigned int i = 0; i < rep->n_plans; i++)
     if (rep->plans[i].method == ENGINE_COPY_DIRECT)
       {
-        *fell_back = i + 1 < rep->n_plans
-                     && rep->plans[i + 1].then == ENGINE_THEN_REFUSED;
+        if (fell_back)
+          *fell_back = i + 1 < rep->n_plans
+                       && rep->plans[i + 1].then == ENGINE_THEN_REFUSED;
         return &rep->plans[i];
       }
   return NULL;

@@ -206,8 +206,9 @@ struct engine_report
                               buffers than configured */
 };
 
-/* The direct plan of REP, if any ran, else NULL; and whether a refusal
-   ended it before all its range was copied.  */
+/* The direct plan of REP, if any ran, else NULL; and in *FELL_BACK
+   (unless FELL_BACK is NULL) whether a refusal ended it before all its
+   range was copied.  */
 struct engine_plan const *engine_direct_plan (struct engine_report const *rep,
                                               bool *fell_back);
 

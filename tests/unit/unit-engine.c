@@ -508,8 +508,7 @@ END_TEST
 static struct engine_plan const *
 direct_plan (struct engine_result const *res)
 {
-  bool fell_back;
-  return engine_direct_plan (&res->report, &fell_back);
+  return engine_direct_plan (&res->report, NULL);
 }
 
 static struct engine_plan const *

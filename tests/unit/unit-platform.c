@@ -226,8 +226,7 @@ make_ctx (unsigned int depth)
 static struct engine_plan const *
 direct_plan (struct engine_result const *res)
 {
-  bool fell_back;
-  return engine_direct_plan (&res->report, &fell_back);
+  return engine_direct_plan (&res->report, NULL);
 }
 
 /* ---- the tests ---- */
