@@ -20,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +33,7 @@
 #include "cp/dest.h"
 #include "cp/copy.h"
 #include "cp/diag.h"
+#include "cp/limit.h"
 #include "dirname.h"
 #include "engine/engine.h"
 #include "error.h"
@@ -41,6 +44,7 @@
 #include "cp/stats.h"
 #include "cp/progress.h"
 #include "progname.h"
+#include "quote.h"
 #include "xalloc.h"
 
 /* Where the operands go.  */
@@ -250,6 +254,22 @@ main (int argc, char **argv)
 
   struct cp8m_options o;
   int first = cp8m_parse_options (argc, argv, &o);
+  if (o.limit_pid)
+    {
+      /* Only a new limit for another copy: nothing to copy here.  */
+      if (!o.explicit_bwlimit)
+        {
+          error (0, 0, "--pid needs --bwlimit=RATE, the new limit");
+          cp8m_usage (EXIT_FAILURE);
+        }
+      if (first < argc)
+        {
+          error (0, 0, "extra operand %s", quote (argv[first]));
+          cp8m_usage (EXIT_FAILURE);
+        }
+      return limit_send (o.limit_pid, o.bwlimit) ? EXIT_SUCCESS
+                                                 : EXIT_FAILURE;
+    }
 
   struct target t;
   resolve_target (&o, argc - first, argv + first, &t);
@@ -257,6 +277,8 @@ main (int argc, char **argv)
   dest_install_signals ();
   /* Before the engine makes any thread: it blocks the status signals.  */
   struct engine_meter meter = { 0 };
+  atomic_init (&meter.limit, o.bwlimit > UINTPTR_MAX ? UINTPTR_MAX
+                                                     : o.bwlimit);
   struct progress *progress = progress_start (&o, t.sources, t.n_sources,
                                               &meter);
   /* Buffers that fit the memory this process may use: explicit sizes
@@ -324,6 +346,8 @@ main (int argc, char **argv)
   /* Every copy is closed (and committed or undone) by now: the final
      progress line, then the report.  */
   progress_finish (progress);
+  if (c.stats)
+    c.stats->bwlimit = atomic_load (&meter.limit);
   if (c.stats)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));

@@ -62,7 +62,7 @@ just_created () {
 
 backup_source () {
   both backup-simple 'echo a >a && echo a-tilde >a~' \
-    'cp --b=simple a~ a' 'cat a a~'
+    'cp --backup=simple a~ a' 'cat a a~'
   has backup-simple "cp: backing up 'a' might destroy source;  'a~' not copied"
   has backup-simple "a-tilde"
   both backup-existing 'echo a >a && echo a-tilde >a~' \
@@ -80,7 +80,7 @@ backup_source () {
   has backup-numbered "exit status: 0"
   # Only the same file counts, not the same name.
   both backup-other 'mkdir x && echo a >a && echo a-tilde >a~ && echo o >x/a~' \
-    'cp --b=simple x/a~ a' 'lsl; cat a a~'
+    'cp --backup=simple x/a~ a' 'lsl; cat a a~'
   has backup-other "exit status: 0"
 }
 

@@ -20,9 +20,26 @@ grep -q 'GPLv3+' version || fail "--version does not state the license"
 # Invalid buffer sizes.
 echo data >a
 for bad in x 0 -1 8Q 8M3 2G 1T '' M; do
-  expect 1 "cp8M: invalid buffer size '$bad'" cp8M --buffer-size="$bad" a b
+  expect 1 "cp8M: invalid buffer size '$bad'
+A size is a whole number of bytes, optionally followed by K, M, G, T, P or E (powers of 1024, also written KiB, MiB...) or KB, MB, GB, TB, PB or EB (powers of 1000); from 1 byte to 1 GiB.
+Try 'cp8M --help' for more information." cp8M --buffer-size="$bad" a b
 done
 [ ! -e b ] || fail "a copy was made despite an invalid buffer size"
+expect 1 "cp8M: invalid queue depth '0' (1 to 64)
+Try 'cp8M --help' for more information." cp8M --queue-depth=0 a b
+
+# Invalid bandwidth limits: not a size, negative, above 2^63.
+for bad in x -1 '' M 1Q 9223372036854775809 9E 1Z; do
+  expect 1 "cp8M: invalid bandwidth limit '$bad'
+A rate is a whole number of bytes a second, optionally followed by K, M, G, T, P or E (powers of 1024, also written KiB, MiB...) or KB, MB, GB, TB, PB or EB (powers of 1000); at most 2^63, and 0 for no limit.
+Try 'cp8M --help' for more information." cp8M --bwlimit="$bad" a b
+done
+[ ! -e b ] || fail "a copy was made despite an invalid bandwidth limit"
+# 2^63 and 0 (no limit) are limits.
+for good in 9223372036854775808 0 8E; do
+  cp8M --bwlimit=$good a b && cmp a b || fail "--bwlimit=$good refused"
+  rm -f b
+done
 
 # Valid sizes and their rounding, as --debug reports them: ARG:SHOWN,
 # or ARG:SHOWN:ASKED where the size asked for, unrounded, is not SHOWN.

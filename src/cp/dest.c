@@ -38,7 +38,8 @@
 
 /* Every signal whose default action ends the process, so that none of
    them leaves a hidden temporary or a destination moved to its backup
-   name.  SIGUSR1 is left out: it asks for a status line (progress.c).
+   name.  SIGUSR1 and SIGUSR2 are left out: they ask for a status line
+   and bring a new bandwidth limit (progress.c, limit.h).
 
    The faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, and
    SIGABRT from abort) are in: the handler reads only the record below,
@@ -51,7 +52,7 @@
 static int const fatal_signals[] =
 {
   SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE,
-  SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
+  SIGSEGV, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
   SIGVTALRM, SIGPROF, SIGSYS,
 #ifdef SIGSTKFLT
   SIGSTKFLT,

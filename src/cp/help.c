@@ -136,6 +136,13 @@ When a long option below needs an argument, its short form needs it too.\n\
   printf ("\
 \n\
 cp8M's own options:\n\
+      --bwlimit=RATE           write at most RATE bytes a second, all files\n\
+                                 together (0, the default: no limit); RATE\n\
+                                 takes the suffixes of SIZE below; direct,\n\
+                                 buffered and stream copies all keep it\n\
+      --pid=PID                with --bwlimit and no file operands: give\n\
+                                 the cp8M copy running as PID the new limit\n\
+                                 RATE, and copy nothing (see below)\n\
       --buffer-size=SIZE       move data SIZE bytes at a time (default 8M);\n\
                                  SIZE takes the suffix K, M or G (powers of\n\
                                  1024), KB, MB or GB (powers of 1000), or\n\
@@ -233,6 +240,16 @@ name of a new destination file, which appears only once its copy is\n\
 complete, and a backup made by --backup is put back.  An existing file\n\
 is rewritten in place, as GNU cp does.  A pipe, FIFO or device is\n\
 copied to its destination's name as it is read.\n\
+\n\
+A long option may be shortened to any prefix that fits it alone.  A\n\
+prefix that fits one of GNU cp's options and one of cp8M's own is refused\n\
+as ambiguous (--sy: --symbolic-link or --sync?), even where GNU cp would\n\
+take it: a script that shortens GNU's options that far must spell them out.\n\
+\n\
+A copy under way can be given another limit without starting again:\n\
+'cp8M --bwlimit=50M --pid=PID' sets 50 MiB/s for the cp8M whose process ID\n\
+is PID (its own user, or root, may do so), and --bwlimit=0 lifts the limit.\n\
+--progress, the status line and --stats show the limit in force.\n\
 \n\
 Sending cp8M the signal USR1 (kill -USR1 PID) makes it print one line on\n\
 stderr on how far it has got, and carry on with the copy.\n\

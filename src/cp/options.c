@@ -45,7 +45,9 @@ enum
   PROGRESS_OPTION,
   STATS_OPTION,
   VERIFY_OPTION,
-  SYNC_OPTION
+  SYNC_OPTION,
+  BWLIMIT_OPTION,
+  PID_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -95,7 +97,9 @@ char const version_etc_copyright[] = "Copyright %s 2026 The cp8M authors.";
 
 /* In GNU cp's order: getopt lists the candidates of an ambiguous
    abbreviation in this order, and the message must read the same.
-   cp8M's own options come last.  */
+   cp8M's own options come last.  An abbreviation that fits one of GNU's
+   options and one of cp8M's is ambiguous, as getopt makes any two: "--sy"
+   typed for --sync must not quietly make a symbolic link.  */
 static struct option const long_options[] =
 {
   { "archive", no_argument, NULL, 'a' },
@@ -138,6 +142,8 @@ static struct option const long_options[] =
   { "stats", optional_argument, NULL, STATS_OPTION },
   { "verify", no_argument, NULL, VERIFY_OPTION },
   { "sync", no_argument, NULL, SYNC_OPTION },
+  { "bwlimit", required_argument, NULL, BWLIMIT_OPTION },
+  { "pid", required_argument, NULL, PID_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -153,6 +159,49 @@ cp8m_parse_size (char const *arg, size_t *size)
   if (e != LONGINT_OK || n == 0 || n > CP8M_MAX_BUFFER_SIZE)
     return false;
   *size = n;
+  return true;
+}
+
+/* The units a size or a rate takes, for the message that refuses one.  */
+#define UNITS_TAIL "optionally followed by K, M, G, T, P or E \
+(powers of 1024, also written KiB, MiB...) or KB, MB, GB, TB, PB or EB \
+(powers of 1000)"
+static char const SIZE_UNITS[] =
+  "A size is a whole number of bytes, " UNITS_TAIL "; from 1 byte to 1 GiB.";
+static char const RATE_UNITS[] =
+  "A rate is a whole number of bytes a second, " UNITS_TAIL
+  "; at most 2^63, and 0 for no limit.";
+
+/* Refuse the value ARG of an option, naming WHAT it should have been
+   and, if UNITS, how to write one; then GNU's "Try" line.  */
+static _Noreturn void
+invalid_value (char const *what, char const *arg, char const *units)
+{
+  error (0, 0, "invalid %s %s", what, quote (arg));
+  if (units)
+    fprintf (stderr, "%s\n", units);
+  cp8m_usage (EXIT_FAILURE);
+}
+
+/* Read ARG as a whole number from 1 to MAX, with no unit.  */
+static bool
+parse_count (char const *arg, uintmax_t max, uintmax_t *n)
+{
+  return c_isdigit (arg[0])
+         && xstrtoumax (arg, NULL, 10, n, "") == LONGINT_OK
+         && *n >= 1 && *n <= max;
+}
+
+/* Read ARG as a --bwlimit: bytes a second, 0 for none, at most 2^63.  */
+static bool
+parse_rate (char const *arg, uintmax_t *rate)
+{
+  uintmax_t n;
+  if (!c_isdigit (arg[0])
+      || xstrtoumax (arg, NULL, 10, &n, "kKmMgGtTpPeEzZyY0") != LONGINT_OK
+      || n > (uintmax_t) 1 << 63)
+    return false;
+  *rate = n;
   return true;
 }
 
@@ -211,68 +260,6 @@ selinux_enabled (void)
   return access ("/sys/fs/selinux/enforce", F_OK) == 0;
 }
 
-/* GNU cp's options come first in long_options[]; this one is cp8M's
-   first own option.  */
-#define FIRST_OWN_OPTION "buffer-size"
-
-/* GNU scripts abbreviate GNU's options, and the abbreviations must keep
-   meaning what they mean to GNU cp: "--b" is --backup (not ambiguous
-   with --buffer-size), "--st" --strip-trailing-slashes (not --stats), and
-   "--s" or "--ver" are ambiguous with GNU's own list of candidates.  So
-   an abbreviation that fits one of GNU's options is written out in full
-   in ARGV, and one that fits several takes cp8M's own options out of
-   TABLE (N entries), for getopt to report it as GNU cp's getopt does.
-   Only abbreviations that fit none of GNU's options can mean cp8M's.  */
-static void
-prefer_gnu_abbreviations (int argc, char **argv, struct option *table,
-                          size_t n)
-{
-  size_t own = 0;
-  while (strcmp (table[own].name, FIRST_OWN_OPTION) != 0)
-    own++;
-  bool posixly = getenv ("POSIXLY_CORRECT") != NULL;
-  for (int i = 1; i < argc; i++)
-    {
-      char const *a = argv[i];
-      if (strcmp (a, "--") == 0 || (posixly && a[0] != '-'))
-        break;
-      if (strncmp (a, "--", 2) != 0 || a[2] == '\0' || a[2] == '=')
-        continue;
-      size_t len = strcspn (a + 2, "=");
-      size_t matches = 0, match = 0;
-      bool exact = false;
-      for (size_t k = 0; k < n && table[k].name; k++)
-        if (strncmp (table[k].name, a + 2, len) == 0)
-          {
-            exact |= table[k].name[len] == '\0';
-            if (k < own)
-              {
-                matches++;
-                match = k;
-              }
-          }
-      if (exact || matches == 0)
-        continue;
-      if (matches == 1)
-        {
-          char const *name = table[match].name;
-          char *full = xmalloc (strlen (name) + strlen (a + 2 + len) + 3);
-          sprintf (full, "--%s%s", name, a + 2 + len);
-          argv[i] = full;
-          continue;
-        }
-      /* Ambiguous among GNU's options: cp8M's are no candidates.  The
-         command line fails anyway; an own option spelt out elsewhere in
-         it may then be reported unknown instead.  */
-      for (size_t k = own; k < n && table[k].name; k++)
-        if (strncmp (table[k].name, a + 2, len) == 0)
-          {
-            memmove (&table[k], &table[k + 1], (n - k - 1) * sizeof *table);
-            k--;
-          }
-    }
-}
-
 int
 cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
 {
@@ -288,13 +275,9 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   bool make_backups = false, copy_contents = false, skip_existing = false;
   char const *version_control = NULL, *backup_suffix = NULL;
 
-  struct option table[sizeof long_options / sizeof *long_options];
-  memcpy (table, long_options, sizeof table);
-  prefer_gnu_abbreviations (argc, argv, table,
-                            sizeof table / sizeof *table);
   int c;
   while ((c = getopt_long (argc, argv, "abdfHilLnprst:uvxPRS:TZ",
-                           table, NULL)) != -1)
+                           long_options, NULL)) != -1)
     {
       switch (c)
         {
@@ -431,7 +414,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
           break;
         case BUFFER_SIZE_OPTION:
           if (!cp8m_parse_size (optarg, &o->buffer_size))
-            error (EXIT_FAILURE, 0, "invalid buffer size %s", quote (optarg));
+            invalid_value ("buffer size", optarg, SIZE_UNITS);
           o->explicit_buffer_size = true;
           break;
         case DIRECT_OPTION:
@@ -443,11 +426,12 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case QUEUE_DEPTH_OPTION:
           {
             uintmax_t n;
-            if (!c_isdigit (optarg[0])
-                || xstrtoumax (optarg, NULL, 10, &n, "") != LONGINT_OK
-                || n < 1 || n > ENGINE_MAX_DEPTH)
-              error (EXIT_FAILURE, 0, "invalid queue depth %s (1 to %d)",
-                     quote (optarg), ENGINE_MAX_DEPTH);
+            if (!parse_count (optarg, ENGINE_MAX_DEPTH, &n))
+              {
+                error (0, 0, "invalid queue depth %s (1 to %d)",
+                       quote (optarg), ENGINE_MAX_DEPTH);
+                cp8m_usage (EXIT_FAILURE);
+              }
             o->queue_depth = n;
             o->explicit_queue_depth = true;
           }
@@ -467,6 +451,19 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
           break;
         case SYNC_OPTION:
           o->sync = true;
+          break;
+        case BWLIMIT_OPTION:
+          if (!parse_rate (optarg, &o->bwlimit))
+            invalid_value ("bandwidth limit", optarg, RATE_UNITS);
+          o->explicit_bwlimit = true;
+          break;
+        case PID_OPTION:
+          {
+            uintmax_t n;
+            if (!parse_count (optarg, INT_MAX, &n))
+              invalid_value ("process ID", optarg, NULL);
+            o->limit_pid = n;
+          }
           break;
         case HELP_OPTION:
           cp8m_usage (EXIT_SUCCESS);

@@ -126,6 +126,10 @@ struct cp8m_options
   size_t buffer_size;
   unsigned int queue_depth;
   bool explicit_buffer_size, explicit_queue_depth;  /* given, not defaults */
+  uintmax_t bwlimit;     /* --bwlimit: bytes a second, 0 for none */
+  bool explicit_bwlimit;
+  intmax_t limit_pid;    /* --pid: set the limit of this running cp8M and
+                            copy nothing; 0 without */
   struct engine_request request;
 };
 

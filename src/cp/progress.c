@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "limit.h"
 #include "progname.h"
 #include "quotearg.h"
 #include "scan.h"
@@ -82,6 +83,7 @@ status_signals (sigset_t *set)
 {
   sigemptyset (set);
   sigaddset (set, SIGUSR1);
+  sigaddset (set, LIMIT_SIGNAL);
 #ifdef SIGINFO
   sigaddset (set, SIGINFO);
 #endif
@@ -247,12 +249,23 @@ format_line (struct progress *p, char *out, size_t size, int width)
   strcpy (name, p->name);
   pthread_mutex_unlock (&p->lock);
 
-  char now[32], all[32], speed[32];
+  char now[32], all[32], speed[80];
   human (now, sizeof now, bytes);
   human (speed, sizeof speed, r);
+  strcat (speed, "/s");
+  uintptr_t bw = atomic_load (&p->meter->limit);
+  if (bw)
+    {
+      /* "4.09 MiB/s (limit 4.00 MiB/s)": a rate that stays below the
+         limit is the limit's doing, not the disk's.  */
+      char lim[32];
+      human (lim, sizeof lim, bw);
+      size_t n = strlen (speed);
+      snprintf (speed + n, sizeof speed - n, " (limit %s)", lim);
+    }
   int len;
   if (!tot.done)
-    len = snprintf (out, size, "%s (counting)  %s/s  files %lu", now, speed,
+    len = snprintf (out, size, "%s (counting)  %s  files %lu", now, speed,
                     done);
   else if (bytes <= tot.bytes && tot.bytes > 0)
     {
@@ -260,12 +273,12 @@ format_line (struct progress *p, char *out, size_t size, int width)
       if (r > 0)
         clock_time (eta, sizeof eta, (tot.bytes - bytes) / r);
       human (all, sizeof all, tot.bytes);
-      len = snprintf (out, size, "%s / %s  %d%%  %s/s  ETA %s  files %lu/%lu",
+      len = snprintf (out, size, "%s / %s  %d%%  %s  ETA %s  files %lu/%lu",
                       now, all, (int) (100.0 * bytes / tot.bytes), speed, eta,
                       done, tot.files);
     }
   else
-    len = snprintf (out, size, "%s  %s/s  files %lu/%lu", now, speed, done,
+    len = snprintf (out, size, "%s  %s  files %lu/%lu", now, speed, done,
                     tot.files);
   if (len < 0 || (size_t) len >= size)
     len = strlen (out);
@@ -355,8 +368,16 @@ print_status (struct progress *p)
     }
   flockfile (stderr);
   clear_locked (p);
-  fprintf (stderr, "%s: %s written in %.1f s, %s/s%s%s\n",
-           program_name, now, t, speed,
+  char limit[48] = "";
+  uintptr_t bw = atomic_load (&p->meter->limit);
+  if (bw)
+    {
+      strcpy (limit, " (limit ");
+      human (limit + strlen (limit), sizeof limit - 16, bw);
+      strcat (limit, "/s)");
+    }
+  fprintf (stderr, "%s: %s written in %.1f s, %s/s%s%s%s\n",
+           program_name, now, t, speed, limit,
            quoted ? ", copying " : "", quoted ? quoted : "");
   fflush (stderr);
   funlockfile (stderr);
@@ -373,12 +394,25 @@ monitor_main (void *arg)
   bool ticking = p->live || p->plain;
   while (!atomic_load (&p->stop))
     {
-      int sig = ticking ? sigtimedwait (&set, NULL, &period)
-                        : sigwaitinfo (&set, NULL);
+      siginfo_t info;
+      int sig = ticking ? sigtimedwait (&set, &info, &period)
+                        : sigwaitinfo (&set, &info);
       if (atomic_load (&p->stop))
         break;
-      if (sig > 0)
-        print_status (p);
+      if (sig == LIMIT_SIGNAL)
+        limit_receive (&info, &p->meter->limit);
+      else if (sig > 0)
+        {
+          /* A new limit sent before the status request is shown by it,
+             though sigwait hands out the lower-numbered signal first.  */
+          sigset_t lim;
+          sigemptyset (&lim);
+          sigaddset (&lim, LIMIT_SIGNAL);
+          struct timespec none = { 0, 0 };
+          while (sigtimedwait (&lim, &info, &none) == LIMIT_SIGNAL)
+            limit_receive (&info, &p->meter->limit);
+          print_status (p);
+        }
       else if (sig < 0 && errno == EAGAIN)
         tick (p);
     }
@@ -419,6 +453,7 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
       /* No thread (RLIMIT_NPROC): the copy goes on, and a status request
          must not kill it.  */
       signal (SIGUSR1, SIG_IGN);
+      signal (LIMIT_SIGNAL, SIG_IGN);
 #ifdef SIGINFO
       signal (SIGINFO, SIG_IGN);
 #endif

@@ -251,6 +251,7 @@ print_json (FILE *f, struct stats const *s, unsigned long errors,
   json_reasons (f, "fell_back_why", s->why_fell_back, c);
   if (c)
     freelocale (c);
+  fprintf (f, ",\"bwlimit\":%ju", s->bwlimit);
   fprintf (f, ",\"changed\":%ju,\"errors\":%lu"
            ",\"elapsed_seconds\":%ju.%06ju,\"mib_per_second\":%ju.%03ju"
            ",\"buffer_bytes\":%ju}\n",
@@ -340,6 +341,9 @@ print_text (FILE *f, struct stats const *s, unsigned long errors,
            us / 1000000, us % 1000000 / 1000, rate / 1000,
            rate % 1000 / 100);
   fprintf (f, "  buffers    %s at most\n", human (a, sizeof a, buffer_bytes));
+  if (s->bwlimit)
+    fprintf (f, "  limit      %s/s at the end\n",
+             human (a, sizeof a, s->bwlimit));
 }
 
 void

@@ -55,6 +55,8 @@ struct stats
   uintmax_t offloaded;     /* copy_file_range moved it all */
   uintmax_t cached_anyway; /* direct, but the filesystem caches anyway */
   uintmax_t changed;       /* sources that changed while copied */
+  uintmax_t bwlimit;       /* the bandwidth limit in force at the end,
+                              bytes a second (0: none); set by main */
   struct stats_reason why_buffered[STATS_REASONS];
   struct stats_reason why_fell_back[STATS_REASONS];
 };

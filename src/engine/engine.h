@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -48,6 +49,11 @@ struct engine_ctx;
 struct engine_meter
 {
   _Atomic unsigned long long written;
+  /* --bwlimit: the bytes a second all writes of the run may take
+     together, 0 for no limit.  The cp layer may change it at any time
+     (a running copy given a new limit): each write reads it afresh.  */
+  _Atomic uintptr_t limit;
+  _Atomic long long next_ns;  /* the engine's: when the next byte may go */
 };
 
 /* Fixed for the life of a context, but that the buffers get smaller (and

@@ -35,7 +35,7 @@ round_down (off_t x, off_t a)
    A chunk of data is at most DATA_MAX bytes, one of zeros at most
    BUFFER_SIZE.  */
 static int
-next_chunk (struct chunker *c, size_t buffer_size, off_t data_max,
+next_chunk (struct chunker *c, off_t buffer_size, off_t data_max,
             struct io_range *r)
 {
   if (c->n_redo > 0)
@@ -96,7 +96,7 @@ next_chunk (struct chunker *c, size_t buffer_size, off_t data_max,
           continue;
         }
       off_t len = end - c->cur;
-      off_t max = zero ? (off_t) buffer_size : data_max;
+      off_t max = zero ? buffer_size : data_max;
       if (len > max)
         len = max;
       *r = (struct io_range) { c->cur, len, zero };
@@ -169,6 +169,7 @@ static bool
 write_at (struct io_job *job, struct flags *fl, char const *buf, off_t off,
           off_t len, off_t redo_end)
 {
+  meter_pace (job->meter, len);
   off_t done = rw_write_full (job->dst_fd, buf, len,
                               job->sequential ? -1 : off, &fl->write);
   if (done == len)
@@ -297,6 +298,7 @@ offload_chunk (struct io_job *job, struct io_range r)
     {
       /* A stream is read at its position; the offsets move by N.  */
       off_t i = in, o = in;
+      meter_pace (job->meter, end - in);
       n = reflink_offload (job->src_fd, job->stream ? NULL : &i, job->dst_fd,
                            job->sequential ? NULL : &o, end - in);
       if (n < 0 && errno == EINTR)
@@ -441,11 +443,14 @@ take_chunk (struct io_job *job, struct io_range *r)
   struct chunker *c = job->chunks;
   for (;;)
     {
-      /* copy_file_range needs no buffer: its chunks can be larger.  */
-      off_t data_max = job->offload ? REFLINK_OFFLOAD_MAX
-                                    : (off_t) job->buffer_size;
-      int got = job->stop ? 0 : next_chunk (c, job->buffer_size, data_max,
-                                            r);
+      /* copy_file_range needs no buffer: its chunks can be larger.
+         Under a bandwidth limit, all are smaller (meter.h).  */
+      off_t piece = meter_piece (job->meter, job->buffer_size, c->align);
+      off_t data_max = job->offload
+                       ? meter_piece (job->meter, REFLINK_OFFLOAD_MAX,
+                                      c->align)
+                       : piece;
+      int got = job->stop ? 0 : next_chunk (c, piece, data_max, r);
       if (got < 0 && !job->err)
         {
           job->err = errno;

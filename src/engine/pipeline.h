@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "engine.h"
+#include "meter.h"
 #include "verify.h"
 
 /* A byte range of the file.  */
@@ -101,16 +102,6 @@ struct io_job
   bool handed_back;     /* an offload pass stopped before the end: the
                            chunker restarts where it did */
 };
-
-/* Add N bytes just written to METER (which may be NULL).  Relaxed: the
-   reader only shows the count.  */
-static inline void
-meter_add (struct engine_meter *meter, off_t n)
-{
-  if (meter && n > 0)
-    atomic_fetch_add_explicit (&meter->written, (unsigned long long) n,
-                               memory_order_relaxed);
-}
 
 /* Run JOB with up to WORKERS I/Os in flight, each in one of JOB's buffers
    (JOB->buffer_size bytes each).  Return when all are done or JOB->stop
