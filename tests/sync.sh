@@ -143,10 +143,29 @@ expect 1 "cp8M: error syncing 'c': Input/output error" \
 [ ! -e c ] && [ ! -L c ] || fail "a file that failed to flush got its name"
 ls -A | grep -q '^\.cp8M-' && fail "a temporary was left"
 # The directory's flush fails: the file is there, the status says 1.
-expect 1 "cp8M: error syncing '.': Input/output error" \
+expect 1 "cp8M: error syncing directory '.', which holds 'c': Input/output error" \
   trace -f -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when=2 \
   cp8M --sync a c
 cmp a c || fail "c differs"
+# A directory the user may write but not read (0333) cannot be opened
+# to be flushed: the message says it was the directory, and which file's
+# name it holds; the file is copied, the status says 1.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$work"
+  mkdir nb wo
+  cp "$CP8M" nb/cp8M
+  chmod 644 a
+  chown nobody wo
+  chmod 0333 wo
+  expect 1 "cp8M: error syncing directory 'wo', which holds 'wo/a': Permission denied" \
+    as_nobody env PATH="$work/nb:$PATH" cp8M --sync a wo/a
+  cmp a wo/a || fail "the file in the 0333 directory differs"
+  mkdir wo2
+  chown nobody wo2
+  chmod 0333 wo2
+  expect 1 "cp8M: error syncing directory 'wo2', which holds 'wo2/a': Permission denied" \
+    as_nobody env PATH="$work/nb:$PATH" cp8M --sync a wo2
+fi
 # A file of a tree (the first flushed): it is missing, the others are
 # copied, the status says 1.
 rm -rf dst

@@ -414,7 +414,7 @@ dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok)
   if (o->sync && !self->lost && (self->by_name || self->dst_fd >= 0)
       && (!dc->dst_exists || self->dst_changed || sync_attributes_set (o)))
     ok &= self->by_name ? sync_dir_at (dc->dst->dirfd, dc->dst->rel,
-                                       dc->dst->name)
+                                       dc->dst->name, NULL)
           : sync_dir (self->dst_fd, self->dst_path_only, dc->dst->name);
   ok &= dirfds_pop (self);
   return ok;

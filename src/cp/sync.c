@@ -25,45 +25,60 @@
    about the same here: a file just written needs its inode logged for
    its size and blocks anyway, and the other fields ride along.  The
    words are those of GNU's sync(1).  */
-bool
-sync_file (int fd, char const *name)
+/* Flush FD, the file NAME or (DIR) the directory NAME, which holds the
+   entry ENTRY when that is known (else NULL): a directory's message
+   says which file's name may be lost with it.  */
+static bool
+flush (int fd, char const *name, bool dir, char const *entry)
 {
-  if (fsync (fd) == 0)
+  if (fd >= 0 && fsync (fd) == 0)
     return true;
   int err = errno;
   /* A pipe, a terminal or /dev/null holds nothing to make durable, and
      says EINVAL: that copy is as done as it can be.  */
   struct stat st;
-  if (err == EINVAL && fstat (fd, &st) == 0
+  if (fd >= 0 && err == EINVAL && fstat (fd, &st) == 0
       && (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
           || S_ISSOCK (st.st_mode)))
     return true;
-  error (0, err, "error syncing %s", quote_file (name));
+  if (!dir)
+    error (0, err, "error syncing %s", quote_file (name));
+  else if (entry)
+    error (0, err, "error syncing directory %s, which holds %s",
+           quote_file_n (0, name), quote_file_n (1, entry));
+  else
+    error (0, err, "error syncing directory %s", quote_file (name));
   return false;
 }
 
 bool
-sync_dir_at (int dirfd, char const *rel, char const *name)
+sync_file (int fd, char const *name)
+{
+  return flush (fd, name, false, NULL);
+}
+
+bool
+sync_dir_at (int dirfd, char const *rel, char const *name,
+             char const *entry)
 {
   /* fsync needs a descriptor open for reading (or writing, which a
-     directory cannot be); an O_PATH one fails with EBADF.  */
+     directory cannot be); an O_PATH one fails with EBADF.  One that
+     cannot be opened (mode 0333, to a user who is not root) cannot be
+     flushed: the same failure, with open's cause.  */
   /* REL: relative to DIRFD, as the struct loc names it comes from (absolute
      only with AT_FDCWD).  */
   int fd = openat (dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      error (0, errno, "error opening %s", quote_file (name));
-      return false;
-    }
-  bool ok = sync_file (fd, name);
-  close (fd);
+  bool ok = flush (fd, name, true, entry);
+  if (fd >= 0)
+    close (fd);
   return ok;
 }
 
 bool
 sync_dir (int fd, bool path_only, char const *name)
 {
-  return path_only ? sync_dir_at (fd, ".", name) : sync_file (fd, name);
+  return path_only ? sync_dir_at (fd, ".", name, NULL)
+                   : flush (fd, name, true, NULL);
 }
 
 bool
@@ -81,6 +96,7 @@ struct pending_dir
   int dirfd;
   char *rel;
   char *name;
+  char *entry;   /* the first entry it was remembered for, or NULL */
 };
 
 struct sync_dirs
@@ -105,9 +121,9 @@ sync_dirs_new (void)
 # pragma GCC diagnostic push
 # pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 #endif
-void
-sync_dirs_add (struct sync_dirs *l, int dirfd, char const *rel,
-               char const *name)
+static void
+add (struct sync_dirs *l, int dirfd, char const *rel, char const *name,
+     char const *entry)
 {
   /* One that does not exist has nothing to flush (a copy into it
      failed, and said so).  One that cannot be looked at for another
@@ -122,11 +138,19 @@ sync_dirs_add (struct sync_dirs *l, int dirfd, char const *rel,
   if (l->n == l->alloc)
     l->v = x2nrealloc (l->v, &l->alloc, sizeof *l->v);
   l->v[l->n++] = (struct pending_dir) { dirfd, xstrdup (rel),
-                                        xstrdup (name) };
+                                        xstrdup (name),
+                                        entry ? xstrdup (entry) : NULL };
 }
 #if 10 <= __GNUC__ && !defined __clang__
 # pragma GCC diagnostic pop
 #endif
+
+void
+sync_dirs_add (struct sync_dirs *l, int dirfd, char const *rel,
+               char const *name)
+{
+  add (l, dirfd, rel, name, NULL);
+}
 
 void
 sync_dirs_add_parent (struct sync_dirs *l, int dirfd, char const *rel,
@@ -135,7 +159,7 @@ sync_dirs_add_parent (struct sync_dirs *l, int dirfd, char const *rel,
   char *rel_dir = dir_name (rel);
   char *name_dir = dir_name (name);
   /* REL's directory part: relative as REL is.  */
-  sync_dirs_add (l, dirfd, rel_dir, name_dir);
+  add (l, dirfd, rel_dir, name_dir, name);
   free (rel_dir);
   free (name_dir);
 }
@@ -148,9 +172,11 @@ sync_dirs_flush (struct sync_dirs *l)
   bool ok = true;
   for (size_t i = 0; i < l->n; i++)
     {
-      ok &= sync_dir_at (l->v[i].dirfd, l->v[i].rel, l->v[i].name);
+      ok &= sync_dir_at (l->v[i].dirfd, l->v[i].rel, l->v[i].name,
+                         l->v[i].entry);
       free (l->v[i].rel);
       free (l->v[i].name);
+      free (l->v[i].entry);
     }
   free (l->v);
   seen_free (l->known);

@@ -37,8 +37,11 @@ bool sync_file (int fd, char const *name);
 bool sync_dir (int fd, bool path_only, char const *name);
 
 /* Flush the directory REL in DIRFD, opened for it; NAME is for
-   messages.  Return true, or false after reporting.  */
-bool sync_dir_at (int dirfd, char const *rel, char const *name);
+   messages, and so is ENTRY, the file in it whose name the flush makes
+   durable, when there is one to name (else NULL).  Return true, or
+   false after reporting.  */
+bool sync_dir_at (int dirfd, char const *rel, char const *name,
+                  char const *entry);
 
 /* Do the options give an existing directory attributes (so that the
    end of its copy changes it even when its entries stay)?  */
