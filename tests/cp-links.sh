@@ -228,6 +228,7 @@ echo 2 >ab/g
 for case in "sy|'--symbolic-link' '--sync'" \
             "st|'--strip-trailing-slashes' '--stats'" \
             "pr|'--preserve' '--progress'" \
+            "at|'--attributes-only' '--atomic'" \
             "ve|'--verbose' '--version' '--verify'" \
             "b=simple|'--backup' '--buffer-size' '--bwlimit'" \
             "s|'--sparse' '--strip-trailing-slashes' '--suffix' '--symbolic-link' '--stats' '--sync'"; do

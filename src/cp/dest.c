@@ -240,12 +240,14 @@ tmpfile_refused (int err)
          || err == EINVAL;
 }
 
-/* Create a hidden, unused name beside LOC with O_EXCL and ACCMODE,
-   armed for removal (D->temp: LOC->rel's directory part and a hidden
-   last part, relative to LOC->dirfd as LOC->rel is).  Return the
-   descriptor, or -1 with errno.  */
+/* Make a file under a hidden, unused name beside D->loc: MAKE (with
+   ARG) makes it under D->temp (LOC->rel's directory part and a hidden
+   last part, relative to LOC->dirfd as LOC->rel is), with the fatal
+   signals held, and the name is armed for removal.  Return what MAKE
+   returned (-1 with errno on failure); EEXIST tries another name.  */
 static int
-create_tempname (struct dest *d, mode_t mode, int accmode)
+make_tempname (struct dest *d, int (*make) (struct dest const *, void *),
+               void *arg)
 {
   struct loc const *loc = d->loc;
   size_t dirlen = last_component (loc->rel) - loc->rel;
@@ -266,20 +268,45 @@ create_tempname (struct dest *d, mode_t mode, int accmode)
         }
       *p = '\0';
       dest_hold_signals ();
-      int fd = openat (loc->dirfd, d->temp,
-                       accmode | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+      int r = make (d, arg);
       int err = errno;
-      if (fd >= 0)
+      if (r >= 0)
         arm_removal (loc->dirfd, d->temp);
       dest_release_signals ();
-      if (fd >= 0 || err != EEXIST)
+      if (r >= 0 || err != EEXIST)
         {
           errno = err;
-          return fd;
+          return r;
         }
     }
   errno = EEXIST;
   return -1;
+}
+
+struct open_args { mode_t mode; int accmode; };
+
+static int
+open_excl (struct dest const *d, void *arg)
+{
+  struct open_args const *a = arg;
+  return openat (d->loc->dirfd, d->temp,
+                 a->accmode | O_CREAT | O_EXCL | O_CLOEXEC, a->mode);
+}
+
+/* A new file under a hidden name beside D->loc (D->temp), with O_EXCL
+   and ACCMODE.  Return the descriptor, or -1 with errno (and D->temp
+   NULL).  */
+static int
+create_tempname (struct dest *d, mode_t mode, int accmode)
+{
+  struct open_args a = { mode, accmode };
+  int fd = make_tempname (d, open_excl, &a);
+  if (fd < 0)
+    {
+      free (d->temp);
+      d->temp = NULL;
+    }
+  return fd;
 }
 
 /* Create LOC under its own name with ACCMODE, armed for removal if ARM.
@@ -381,11 +408,6 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       d->kind = DEST_TEMPNAME;
       d->fd = create_tempname (d, mode, accmode);
       err = errno;
-      if (d->fd < 0)
-        {
-          free (d->temp);
-          d->temp = NULL;
-        }
     }
   errno = err;
   return d->fd >= 0;
@@ -395,6 +417,34 @@ void
 dest_existing (struct dest *d, struct loc const *loc, int fd)
 {
   *d = (struct dest) { .loc = loc, .fd = fd, .kind = DEST_EXISTING };
+}
+
+bool
+dest_replace (struct dest *d, struct cp8m_options const *o,
+              struct loc const *loc, int old_fd)
+{
+  struct stat st;
+  int err = fstat (old_fd, &st) == 0 ? 0 : errno;
+  close (old_fd);
+  *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_REPLACE };
+  if (err)
+    {
+      errno = err;
+      return false;
+    }
+  /* Owner-only until its mode is set below, past the umask.  */
+  int accmode = o->verify ? O_RDWR : O_WRONLY;
+  d->fd = open_tmpfile (loc, S_IRUSR | S_IWUSR, accmode);
+  if (d->fd < 0 && tmpfile_refused (errno))
+    d->fd = create_tempname (d, S_IRUSR | S_IWUSR, accmode);
+  if (d->fd < 0)
+    return false;
+  /* The owner first: a change of owner clears the set-user-ID bit.  One
+     this process may not give (not root) stays its own.  */
+  if (st.st_uid != geteuid () || st.st_gid != getegid ())
+    (void) fchown (d->fd, st.st_uid, st.st_gid);
+  (void) fchmod (d->fd, st.st_mode & 07777);
+  return true;
 }
 
 bool
@@ -419,6 +469,8 @@ dest_describe (struct dest const *d)
       return "new file, under a temporary name until complete";
     case DEST_STREAM:
       return "new file under its name, written as the stream arrives";
+    case DEST_REPLACE:
+      return "existing file, replaced by a new one when complete (--atomic)";
     default:
       return "new file, created under its name";
     }
@@ -465,17 +517,23 @@ data_before_name (int fd, char const *name)
   return false;
 }
 
-/* Give the unnamed file open as FD the name LOC.  */
+/* Give the unnamed file open as FD the name REL in DIRFD.  */
 static int
-link_tmpfile (struct loc const *loc, int fd)
+link_tmpfile (int fd, int dirfd, char const *rel)
 {
-  if (linkat (fd, "", loc->dirfd, loc->rel, AT_EMPTY_PATH) == 0)
+  if (linkat (fd, "", dirfd, rel, AT_EMPTY_PATH) == 0)
     return 0;
   /* Without CAP_DAC_READ_SEARCH (before Linux 6.10), only the magic link
      in /proc names an unlinked file: an absolute name, on purpose.  */
   char path[32];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
-  return linkat (AT_FDCWD, path, loc->dirfd, loc->rel, AT_SYMLINK_FOLLOW);
+  return linkat (AT_FDCWD, path, dirfd, rel, AT_SYMLINK_FOLLOW);
+}
+
+static int
+link_excl (struct dest const *d, void *arg)
+{
+  return link_tmpfile (*(int const *) arg, d->loc->dirfd, d->temp);
 }
 
 /* Report that D could not take its name, for the cause ERR.  */
@@ -488,6 +546,46 @@ report_name_failure (struct dest const *d, int err)
   else
     error (0, err, "cannot create regular file %s",
            quote_file (d->loc->name));
+}
+
+/* dest_commit of the --atomic replacement D, open as FD: its data on
+   the device, a hidden name if it has none (rename needs one), then that
+   name renamed over the old file, in one step.  */
+static bool
+commit_replace (struct dest *d, int fd)
+{
+  struct loc const *loc = d->loc;
+  bool ok = data_before_name (fd, loc->name);
+  if (ok && !d->temp && make_tempname (d, link_excl, &fd) < 0)
+    {
+      /* No name was made: D->temp is none of ours to remove.  */
+      int err = errno;
+      free (d->temp);
+      d->temp = NULL;
+      error (0, err, "cannot create regular file %s", quote_file (loc->name));
+      ok = false;
+    }
+  int close_err = close (fd) != 0 ? errno : 0;
+  if (ok && close_err)
+    {
+      error (0, close_err, "failed to close %s", quote_file (loc->name));
+      ok = false;
+    }
+  dest_hold_signals ();
+  /* D->temp is relative to LOC->dirfd, as LOC->rel is.  */
+  if (ok && renameat (loc->dirfd, d->temp, loc->dirfd, loc->rel) != 0)
+    {
+      error (0, errno, "cannot create regular file %s",
+             quote_file (loc->name));
+      ok = false;
+    }
+  if (!ok && d->temp)
+    unlinkat (loc->dirfd, d->temp, 0);
+  pending.remove = 0;
+  dest_release_signals ();
+  free (d->temp);
+  d->temp = NULL;
+  return ok;
 }
 
 bool
@@ -503,7 +601,7 @@ dest_commit (struct dest *d)
           close (fd);
           return false;
         }
-      if (link_tmpfile (loc, fd) != 0)
+      if (link_tmpfile (fd, loc->dirfd, loc->rel) != 0)
         {
           report_name_failure (d, errno);
           close (fd);
@@ -519,6 +617,9 @@ dest_commit (struct dest *d)
         }
       return true;
     }
+
+  if (d->kind == DEST_REPLACE)
+    return commit_replace (d, fd);
 
   /* A hidden temporary's data, like an O_TMPFILE's, before its name.  */
   bool data_ok = d->kind != DEST_TEMPNAME || data_before_name (fd, loc->name);
@@ -563,7 +664,7 @@ dest_abort (struct dest *d)
      name a second time, perhaps someone else's new file.  */
   dest_hold_signals ();
   /* D->temp is relative to the directory, as D->loc->rel is.  */
-  if (d->kind == DEST_TEMPNAME)
+  if (d->temp)
     unlinkat (d->loc->dirfd, d->temp, 0);
   else if (d->kind == DEST_AT_NAME)
     unlinkat (d->loc->dirfd, d->loc->rel, 0);

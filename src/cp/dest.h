@@ -26,6 +26,10 @@
       page cache's part (small files, and the unaligned tail of a large
       one) that can read as zeros;
    3. complete and identical.
+   With --atomic, an existing regular file is not overwritten: its
+   replacement is made as a new file is (1.) and renamed over it when
+   complete, so the name holds the whole old file until then (a hard
+   link to the old file keeps the old data).
    tests/power-cut.sh cuts the power at random moments of copies onto an
    ext4 and checks these states.
    A failed copy, or one interrupted by a signal whose default action
@@ -67,8 +71,10 @@ enum dest_kind
   DEST_AT_NAME,    /* new, under its own name: removed if it fails */
   DEST_STREAM,     /* new, under its own name, written as a stream
                       arrives: kept if it fails */
-  DEST_THROUGH_LINK  /* new, through a dangling symlink (POSIXLY_CORRECT):
-                        left as it is if it fails, as GNU leaves it */
+  DEST_THROUGH_LINK,  /* new, through a dangling symlink (POSIXLY_CORRECT):
+                         left as it is if it fails, as GNU leaves it */
+  DEST_REPLACE     /* --atomic: a new file (unnamed, or TEMP) that is
+                      renamed over the existing one when complete */
 };
 
 /* One destination being written.  */
@@ -77,8 +83,9 @@ struct dest
   struct loc const *loc;  /* where it goes */
   int fd;                 /* open for writing; -1 once closed */
   enum dest_kind kind;
-  char *temp;             /* DEST_TEMPNAME: the hidden name, relative to
-                             LOC->dirfd */
+  char *temp;             /* DEST_TEMPNAME, and DEST_REPLACE where
+                             O_TMPFILE was refused: the hidden name,
+                             relative to LOC->dirfd */
 };
 
 /* Install the handler of the fatal signals: those whose default action
@@ -97,6 +104,16 @@ bool dest_create (struct dest *d, struct cp8m_options const *o,
 
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);
+
+/* --atomic: make D the replacement of the existing regular file LOC
+   (open as OLD_FD, which this closes): a new file beside it, unnamed
+   where it can be, with the old file's mode and (where this process may
+   give it) owner and group, as a rewrite in place keeps them.
+   dest_commit renames it over LOC; until then LOC holds the old file,
+   and dest_abort leaves it so.  Return true with D->fd open for writing
+   (and reading with --verify), or false with errno set.  */
+bool dest_replace (struct dest *d, struct cp8m_options const *o,
+                   struct loc const *loc, int old_fd);
 
 /* True when D is a file others can already see under its name (give the
    engine in_place).  */

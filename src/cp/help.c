@@ -136,6 +136,11 @@ When a long option below needs an argument, its short form needs it too.\n\
   printf ("\
 \n\
 cp8M's own options:\n\
+      --atomic                 replace an existing regular file whole: the\n\
+                                 copy is made beside it and renamed over it\n\
+                                 once complete (verified and synced if asked),\n\
+                                 so the name never holds part of a file;\n\
+                                 it keeps the old file's mode and owner\n\
       --bwlimit=RATE           write at most RATE bytes a second, all files\n\
                                  together (0, the default: no limit); RATE\n\
                                  takes the suffixes of SIZE below; direct,\n\
@@ -238,8 +243,9 @@ If a copy fails or is interrupted by a signal (any that ends a process\n\
 by default: INT, TERM, HUP, QUIT, PIPE...), nothing is left under the\n\
 name of a new destination file, which appears only once its copy is\n\
 complete, and a backup made by --backup is put back.  An existing file\n\
-is rewritten in place, as GNU cp does.  A pipe, FIFO or device is\n\
-copied to its destination's name as it is read.\n\
+is rewritten in place, as GNU cp does (and may then be left part\n\
+written), unless --atomic is given.  A pipe, FIFO or device is copied to\n\
+its destination's name as it is read.\n\
 \n\
 A long option may be shortened to any prefix that fits it alone.  A\n\
 prefix that fits one of GNU cp's options and one of cp8M's own is refused\n\

@@ -47,7 +47,8 @@ enum
   VERIFY_OPTION,
   SYNC_OPTION,
   BWLIMIT_OPTION,
-  PID_OPTION
+  PID_OPTION,
+  ATOMIC_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -144,6 +145,7 @@ static struct option const long_options[] =
   { "sync", no_argument, NULL, SYNC_OPTION },
   { "bwlimit", required_argument, NULL, BWLIMIT_OPTION },
   { "pid", required_argument, NULL, PID_OPTION },
+  { "atomic", no_argument, NULL, ATOMIC_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -451,6 +453,9 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
           break;
         case SYNC_OPTION:
           o->sync = true;
+          break;
+        case ATOMIC_OPTION:
+          o->atomic = true;
           break;
         case BWLIMIT_OPTION:
           if (!parse_rate (optarg, &o->bwlimit))

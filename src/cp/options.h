@@ -120,6 +120,9 @@ struct cp8m_options
   bool verify;
   /* --sync: data, metadata and directory entries durable before exit 0.  */
   bool sync;
+  /* --atomic: an existing regular file is replaced by a complete new
+     one, renamed over it, not rewritten in place.  */
+  bool atomic;
 
   /* cp8M's own: --buffer-size, --queue-depth, --direct, and the engine
      side of --sparse and --reflink.  */

@@ -28,7 +28,7 @@
    *DST_NEW false), or -1 with *DST_NEW true when DST is now gone.  */
 static int
 open_existing (struct cp8m_options const *o, struct loc const *dst,
-               bool *dst_new, bool *failed)
+               bool *dst_new, bool *failed, bool *replace)
 {
   /* --verify reads the copy back through a descriptor of it (reread.c):
      a regular file is opened for reading too where its mode allows, so
@@ -40,10 +40,32 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
   if (o->verify && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
       && S_ISREG (st.st_mode))
     acc = O_RDWR;
-  int flags = O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC);
+  /* --atomic replaces a regular file under its own name (a symlink's
+     target is written through, as without it): opened for writing all
+     the same, as the check that this user may change it, but kept.  */
+  struct stat lst;
+  bool atomic = o->atomic && !o->attributes_only
+                && fstatat (dst->dirfd, dst->rel, &lst,
+                            AT_SYMLINK_NOFOLLOW) == 0
+                && S_ISREG (lst.st_mode);
+  int flags = O_CLOEXEC | (o->attributes_only || atomic ? 0 : O_TRUNC);
   int fd = openat (dst->dirfd, dst->rel, acc | flags);
   if (fd < 0 && acc == O_RDWR && errno == EACCES)
     fd = openat (dst->dirfd, dst->rel, O_WRONLY | flags);
+  *replace = false;
+  if (fd >= 0 && atomic)
+    {
+      /* Swapped for another file (a symlink) since it was looked at:
+         that one is written in place, truncated as O_TRUNC would.  */
+      *replace = fstat (fd, &st) == 0 && SAME_INODE (st, lst);
+      if (!*replace && ftruncate (fd, 0) != 0)
+        {
+          int err = errno;
+          close (fd);
+          errno = err;
+          return -1;
+        }
+    }
   if (fd < 0 && errno == ENOENT)
     {
       /* Gone since it was looked at (NFS does this, and so does anyone
@@ -142,7 +164,19 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
   bool failed = false;
   if (!*dst_new)
     {
-      int fd = open_existing (o, dst, dst_new, &failed);
+      bool replace;
+      int fd = open_existing (o, dst, dst_new, &failed, &replace);
+      if (fd >= 0 && replace)
+        {
+          if (!dest_replace (d, o, dst, fd))
+            {
+              error (0, errno, "cannot create regular file %s",
+                     quote_file (dst->name));
+              return false;
+            }
+          d->fd = fd_safer (d->fd);
+          return true;
+        }
       if (fd >= 0)
         {
           dest_existing (d, dst, fd_safer (fd));

@@ -44,12 +44,12 @@ open_dest_again (void *arg)
   int fl = fcntl (d->fd, F_GETFL);
   if (fl >= 0 && (fl & O_ACCMODE) == O_RDWR)
     return fcntl (d->fd, F_DUPFD_CLOEXEC, 0);
-  if (d->kind == DEST_TMPFILE)
+  if (d->kind == DEST_TMPFILE || (d->kind == DEST_REPLACE && !d->temp))
     {
       errno = ENOSYS;
       return -1;
     }
-  char const *name = d->kind == DEST_TEMPNAME ? d->temp : d->loc->rel;
+  char const *name = d->temp ? d->temp : d->loc->rel;
   bool follow = d->kind == DEST_EXISTING || d->kind == DEST_THROUGH_LINK;
   struct stat mine, named;
   if (fstat (d->fd, &mine) != 0)

@@ -1,0 +1,86 @@
+#!/bin/sh
+# --atomic (issue 41): an existing regular file is replaced only by a
+# complete copy, renamed over it.  Killed at random moments by SIGTERM,
+# SIGINT or SIGKILL, or failing part way, the name holds the complete
+# old file or the complete new one, never a part of either; the old
+# file's mode and owner are kept as a rewrite in place keeps them, a
+# hard link to it keeps the old data, --verify and --sync run before the
+# rename, and a symbolic link is written through as without --atomic.
+# Any moment is a good one to kill it: the copy is slowed by --bwlimit
+# so that most fall inside it, and the test accepts either file, so a
+# busy machine cannot fail it.
+. "${abs_top_srcdir:-.}/tests/init.sh"
+
+head -c 24M /dev/urandom >new
+head -c 16M /dev/urandom >old
+
+# 1. Kills at random moments: 24 MiB at 64 MiB/s takes 0.4 s.
+rounds=${ATOMIC_ROUNDS:-15}
+olds=0 news=0 i=0
+while [ $i -lt $rounds ]; do
+  case $((i % 3)) in 0) sig=TERM ;; 1) sig=INT ;; *) sig=KILL ;; esac
+  cp old dst
+  cp8M --atomic --bwlimit=64M new dst &
+  copy=$!
+  ms=$(od -An -N2 -tu2 /dev/urandom | awk '{ print $1 % 450 }')
+  sleep "$(printf '0.%03d' "$ms")"
+  kill -$sig $copy 2>/dev/null
+  wait $copy
+  if cmp -s old dst; then
+    olds=$((olds + 1))
+  elif cmp -s new dst; then
+    news=$((news + 1))
+  else
+    fail "killed by SIG$sig after $ms ms: dst is neither file ($(stat -c %s dst) bytes)"
+  fi
+  # Only SIGKILL, between the hidden name and the rename, may leave one.
+  if [ $sig != KILL ] && ls -A | grep -q '^\.cp8M-'; then
+    fail "SIG$sig after $ms ms left a hidden file: $(ls -A | grep '^\.cp8M-')"
+  fi
+  rm -f .cp8M-*
+  i=$((i + 1))
+done
+note "killed $rounds times: the old file $olds times, the new one $news"
+
+# 2. A copy that fails part way (the second write says EIO) leaves the
+#    old file, and nothing else.
+cp old dst
+expect 1 "cp8M: error writing 'dst': Input/output error" \
+  trace -f -o /dev/null -e trace=pwrite64,pwritev2 \
+  -e inject=pwrite64,pwritev2:error=EIO:when=2 cp8M --atomic new dst
+cmp old dst || fail "a failed --atomic copy changed the old file"
+ls -A | grep -q '^\.cp8M-' && fail "a failed --atomic copy left a hidden file"
+
+# 3. The old file's mode (not the source's, without -p) and owner; a
+#    hard link keeps the old data; -p gives the source's mode.
+cp old dst
+chmod 640 dst
+chmod 755 new
+chown nobody dst
+ln dst dst.hard
+cp8M --atomic new dst || fail "--atomic onto a linked file failed"
+cmp new dst || fail "the replacement differs"
+cmp old dst.hard || fail "the hard link lost the old data"
+[ "$(stat -c '%a %U %h' dst)" = "640 nobody 1" ] ||
+  fail "mode, owner, links of the replacement: $(stat -c '%a %U %h' dst)"
+cp8M --atomic -p new dst && [ "$(stat -c %a dst)" = 755 ] ||
+  fail "--atomic -p: mode $(stat -c %a dst)"
+
+# 4. --verify and --sync, then the rename; --debug says how.
+cp old dst
+cp8M --atomic --verify --sync --debug new dst >out ||
+  fail "--atomic --verify --sync failed"
+cmp new dst || fail "--atomic --verify --sync: the copy differs"
+grep -q "^destination: existing file, replaced by a new one when complete (--atomic)$" out ||
+  fail "--debug: $(grep destination out)"
+
+# 5. A symbolic link is written through, in place, as without --atomic;
+#    a new destination is made as ever.
+cp old target
+ln -s target link
+cp8M --atomic --debug new link >out || fail "--atomic through a symlink failed"
+[ -L link ] && cmp new target || fail "the symlink was replaced, or its target differs"
+grep -q "^destination: existing file, overwritten in place$" out ||
+  fail "--debug through a symlink: $(grep destination out)"
+cp8M --atomic new fresh && cmp new fresh || fail "--atomic onto nothing failed"
+exit 0
