@@ -126,7 +126,8 @@ done
 # caught PID: every signal whose default action ends a process, but
 # SIGKILL, has a handler in the process PID (bit N-1 of the SigCgt mask
 # in /proc/PID/status for signal N).  Those without a name (32 and 33)
-# are the C library's own; SIGUSR1 asks for a status line (below).
+# are the C library's own; SIGUSR1 asks for a status line and SIGUSR2
+# brings a new --bwlimit (below): both are waited for, not caught.
 caught () {
   _cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status")
   [ ${#_cgt} -eq 16 ] || fail "cannot read the caught signals of $1"
@@ -147,7 +148,7 @@ caught () {
       _bit=$((_hi >> (_n - 33) & 1))
     fi
     case $_name in
-      ""|[0-9]*|KILL|STOP|CHLD|CONT|TSTP|TTIN|TTOU|URG|WINCH|USR1) ;;
+      ""|[0-9]*|KILL|STOP|CHLD|CONT|TSTP|TTIN|TTOU|URG|WINCH|USR1|USR2) ;;
       *) [ $_bit -eq 1 ] || fail "SIG$_name is not caught: it would leave a half-made copy" ;;
     esac
     _n=$((_n + 1))
@@ -158,10 +159,11 @@ caught () {
 # afterwards the old file must be back under its name and nothing else
 # left (no hidden temporary).  SIGXFSZ sent by another process is one of
 # them.  The first run also gets SIGUSR1 first, which must print a status
-# line and let the copy go on.  A sanitizer build keeps its own handler
+# line and let the copy go on, and a plain SIGUSR2, which must change
+# nothing.  A sanitizer build keeps its own handler
 # of SIGSEGV.
 ulimit -c 0   # SIGQUIT, SIGABRT, SIGSEGV would dump core
-fatal="QUIT PIPE ALRM USR2 XCPU XFSZ ABRT RTMIN+5"
+fatal="QUIT PIPE ALRM XCPU XFSZ ABRT RTMIN+5"
 sanitized || fatal="$fatal SEGV"
 for sig in $fatal; do
   what="SIG$sig, --backup, new destination on fuse"
@@ -177,6 +179,18 @@ for sig in $fatal; do
       sleep 0.01
     done
     kill -0 "$cp" 2>/dev/null || fail "SIGUSR1 ended the copy"
+    # A plain SIGUSR2 (kill, not cp8M --pid's sigqueue) brings no limit
+    # and must not end the copy either.
+    kill -USR2 "$cp"
+    kill -USR1 "$cp"
+    _i=0
+    until [ "$(grep -c ' written in ' "$work/err")" -ge 2 ]; do
+      _i=$((_i + 1))
+      [ $_i -lt 1000 ] || fail "no second status line after SIGUSR2"
+      sleep 0.01
+    done
+    kill -0 "$cp" 2>/dev/null || fail "SIGUSR2 ended the copy"
+    grep -q 'limit' "$work/err" && fail "a plain SIGUSR2 set a limit: $(cat "$work/err")"
   fi
   seen=$(entries "$fuse/out")
   finish "$sig" "$what"

@@ -34,8 +34,8 @@
    ext4 and checks these states.
    A failed copy, or one interrupted by a signal whose default action
    ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
-   SIGUSR2, the real-time ones...; SIGUSR1 asks for a status line), of a
-   new file leaves nothing, and a backup made of the file it replaces is
+   the real-time ones...; SIGUSR1 asks for a status line, SIGUSR2 brings
+   a new bandwidth limit), of a new file leaves nothing, and a backup made of the file it replaces is
    put back under the destination's name.  Writing past the file size
    limit (ulimit -f) is a failure of that file, not a fatal SIGXFSZ.
 
