@@ -241,6 +241,36 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
   return xstrdup (dest);
 }
 
+/* What --stats-file needs at the end, for a run that exits early.  */
+static struct ending
+{
+  struct cp8m_options const *o;
+  struct stats *stats;
+  bool written;
+  uintmax_t buffer_bytes;
+} ending;
+
+/* Write --stats-file, with EXIT_STATUS; once.  Return true, or false
+   after a message.  */
+static bool
+write_stats_file (int exit_status)
+{
+  ending.written = true;
+  struct stats_end e = { exit_status, diag_error_count (),
+                         ending.buffer_bytes, ending.o->verify,
+                         ending.o->sync, sync_failures () };
+  return stats_file_write (ending.o->stats_file, ending.stats, &e);
+}
+
+/* An exit before the end of main is a failure (error () with a status,
+   xalloc_die): its stats file says so.  */
+static void
+write_stats_file_at_exit (void)
+{
+  if (!ending.written)
+    write_stats_file (EXIT_FAILURE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -271,6 +301,19 @@ main (int argc, char **argv)
                                                  : EXIT_FAILURE;
     }
 
+  /* --stats-file is written at every end: one that exits early (a
+     missing target directory) too, by the atexit handler.  A file that
+     cannot be written is known before any copy.  */
+  if (o.stats_file)
+    {
+      if (!stats_file_check (o.stats_file))
+        error (EXIT_FAILURE, errno, "cannot create statistics file %s",
+               quote_file (o.stats_file));
+      diag_keep_failures ();
+      ending = (struct ending) { .o = &o, .stats = &stats };
+      atexit (write_stats_file_at_exit);
+    }
+
   struct target t;
   resolve_target (&o, argc - first, argv + first, &t);
 
@@ -295,7 +338,8 @@ main (int argc, char **argv)
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
                         .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels (o.parents),
-                        .stats = o.stats != STATS_NONE ? &stats : NULL };
+                        .stats = o.stats != STATS_NONE || o.stats_file
+                                 ? &stats : NULL };
   /* Only where the data of small files is read to be copied.  */
   if (o.recursive && !o.hard_link && !o.symbolic_link && !o.attributes_only
       && o.request.direct != ENGINE_DIRECT_ALWAYS
@@ -348,9 +392,12 @@ main (int argc, char **argv)
   progress_finish (progress);
   if (c.stats)
     c.stats->bwlimit = atomic_load (&meter.limit);
-  if (c.stats)
+  ending.buffer_bytes = engine_buffer_bytes (eng);
+  if (o.stats != STATS_NONE)
     stats_print (c.stats, o.stats, diag_error_count (),
                  engine_buffer_bytes (eng));
+  if (o.stats_file)
+    ok &= write_stats_file (ok ? EXIT_SUCCESS : EXIT_FAILURE);
   prefetch_free (c.prefetch);
   seen_free (c.links);
   seen_free (c.created);

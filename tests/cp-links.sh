@@ -226,12 +226,12 @@ mkdir ab
 echo 1 >ab/f
 echo 2 >ab/g
 for case in "sy|'--symbolic-link' '--sync'" \
-            "st|'--strip-trailing-slashes' '--stats'" \
+            "st|'--strip-trailing-slashes' '--stats' '--stats-file'" \
             "pr|'--preserve' '--progress'" \
             "at|'--attributes-only' '--atomic'" \
             "ve|'--verbose' '--version' '--verify'" \
             "b=simple|'--backup' '--buffer-size' '--bwlimit'" \
-            "s|'--sparse' '--strip-trailing-slashes' '--suffix' '--symbolic-link' '--stats' '--sync'"; do
+            "s|'--sparse' '--strip-trailing-slashes' '--suffix' '--symbolic-link' '--stats' '--sync' '--stats-file'"; do
   check expect 1 "cp8M: option '--${case%%|*}' is ambiguous; possibilities: ${case#*|}
 Try 'cp8M --help' for more information." cp8M --"${case%%|*}" ab/f ab/new
 done

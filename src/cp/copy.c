@@ -480,9 +480,25 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
   return false;
 }
 
+static bool copy_node_here (struct copy_ctx *c, struct loc const *src,
+                            struct loc const *dst, struct ancestor *parent,
+                            struct walk *w, bool command_line);
+
 bool
 copy_node (struct copy_ctx *c, struct loc const *src, struct loc const *dst,
            struct ancestor *parent, struct walk *w, bool command_line)
+{
+  /* Its messages are kept with its names (--stats-file).  */
+  struct diag_node saved = diag_node_enter (src->name, dst->name);
+  bool ok = copy_node_here (c, src, dst, parent, w, command_line);
+  diag_node_leave (saved);
+  return ok;
+}
+
+static bool
+copy_node_here (struct copy_ctx *c, struct loc const *src,
+                struct loc const *dst, struct ancestor *parent,
+                struct walk *w, bool command_line)
 {
   struct cp8m_options const *o = c->o;
   /* Deeper than the stack allows (dirfds.c): refused as GNU cp refuses

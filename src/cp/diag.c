@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "exitfail.h"
 #include "filemode.h"
 #include "progname.h"
+#include "xalloc.h"
 #include "yesno.h"
 
 void
@@ -384,6 +386,94 @@ unsigned long
 diag_error_count (void)
 {
   return error_messages;
+}
+
+/* ---- the messages kept for --stats-file ---- */
+
+static struct
+{
+  bool on;
+  struct diag_failure *v;
+  size_t n, alloc;
+  struct diag_node node;
+} kept;
+
+void
+diag_keep_failures (void)
+{
+  kept.on = true;
+}
+
+struct diag_failure const *
+diag_failures (size_t *n)
+{
+  *n = kept.n;
+  return kept.v;
+}
+
+struct diag_node
+diag_node_enter (char const *source, char const *destination)
+{
+  struct diag_node saved = kept.node;
+  kept.node = (struct diag_node) { source, destination };
+  return saved;
+}
+
+void
+diag_node_leave (struct diag_node saved)
+{
+  kept.node = saved;
+}
+
+/* Keep MSG (and ERRNUM's words) with the node under way.  */
+static void
+keep (char const *msg, int errnum)
+{
+  if (kept.n == kept.alloc)
+    kept.v = x2nrealloc (kept.v, &kept.alloc, sizeof *kept.v);
+  struct diag_failure *f = &kept.v[kept.n++];
+  f->source = kept.node.source ? xstrdup (kept.node.source) : NULL;
+  f->destination = kept.node.destination
+                   ? xstrdup (kept.node.destination) : NULL;
+  if (!errnum)
+    f->message = xstrdup (msg);
+  else if (asprintf (&f->message, "%s: %s", msg, strerror (errnum)) < 0)
+    xalloc_die ();
+}
+
+/* What diag_error and diag_error_exit share: FORMAT with AP, kept when
+   asked, then printed by error ().  */
+#undef error
+static void
+report (int status, int errnum, char const *format, va_list ap)
+{
+  char *msg;
+  if (vasprintf (&msg, format, ap) < 0)
+    xalloc_die ();
+  /* A warning or a notice leaves the status alone, and is no failure.  */
+  if (kept.on && !next_is_notice)
+    keep (msg, errnum);
+  error (status, errnum, "%s", msg);
+  free (msg);
+}
+
+void
+diag_error (int status, int errnum, char const *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  report (status, errnum, format, ap);
+  va_end (ap);
+}
+
+void
+diag_error_exit (int status, int errnum, char const *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  report (status, errnum, format, ap);
+  va_end (ap);
+  abort ();   /* error () exited already: STATUS is not 0 */
 }
 
 bool

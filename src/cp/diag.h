@@ -103,4 +103,43 @@ unsigned long diag_error_count (void);
 /* Read an answer to a question on stderr: true for yes.  */
 bool diag_yesno (void);
 
+/* ---- every message, for --stats-file ----
+
+   The cp layer's error () calls come here (the macro below), so that a
+   run can keep each message with the node being copied when it came:
+   error () then prints it as ever.  A STATUS that is not 0 exits, as
+   error () does.  */
+#include "error.h"
+void diag_error (int status, int errnum, char const *format, ...)
+  _GL_ATTRIBUTE_FORMAT ((_GL_ATTRIBUTE_SPEC_PRINTF_STANDARD, 3, 4));
+_Noreturn void diag_error_exit (int status, int errnum,
+                                char const *format, ...)
+  _GL_ATTRIBUTE_FORMAT ((_GL_ATTRIBUTE_SPEC_PRINTF_STANDARD, 3, 4));
+/* The exiting branch is _Noreturn, so that a constant STATUS tells the
+   compiler as error () did.  */
+#define error(status, errnum, ...) \
+  ((status) ? diag_error_exit (status, errnum, __VA_ARGS__) \
+            : diag_error (0, errnum, __VA_ARGS__))
+
+/* One error message kept: the node being copied (NULL outside one), and
+   the message as printed after the program's name.  */
+struct diag_failure
+{
+  char *source, *destination;
+  char *message;
+};
+
+/* Keep every error message from now on (not warnings and notices).  */
+void diag_keep_failures (void);
+
+/* The messages kept, N of them.  */
+struct diag_failure const *diag_failures (size_t *n);
+
+/* The node being copied, for the messages kept: set by the walk for
+   each node, and put back as it was when the node is done.  */
+struct diag_node { char const *source, *destination; };
+struct diag_node diag_node_enter (char const *source,
+                                  char const *destination);
+void diag_node_leave (struct diag_node saved);
+
 #endif

@@ -174,6 +174,10 @@ cp8M's own options:\n\
                                  how: FORMAT is text (a bare --stats) or\n\
                                  json (one object on one line; its fields\n\
                                  are listed in the manual)\n\
+      --stats-file=FILE        write --stats=json's report to FILE at the end,\n\
+                                 with the exit status, each failure's files\n\
+                                 and message, and what --verify and --sync\n\
+                                 found; also when cp8M fails early\n\
       --verify                 read each regular file's copy back, past the\n\
                                  page cache where the file system allows,\n\
                                  and check it against what was read from the\n\

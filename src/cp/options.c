@@ -48,7 +48,8 @@ enum
   SYNC_OPTION,
   BWLIMIT_OPTION,
   PID_OPTION,
-  ATOMIC_OPTION
+  ATOMIC_OPTION,
+  STATS_FILE_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -146,6 +147,7 @@ static struct option const long_options[] =
   { "bwlimit", required_argument, NULL, BWLIMIT_OPTION },
   { "pid", required_argument, NULL, PID_OPTION },
   { "atomic", no_argument, NULL, ATOMIC_OPTION },
+  { "stats-file", required_argument, NULL, STATS_FILE_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -453,6 +455,9 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
           break;
         case SYNC_OPTION:
           o->sync = true;
+          break;
+        case STATS_FILE_OPTION:
+          o->stats_file = optarg;
           break;
         case ATOMIC_OPTION:
           o->atomic = true;

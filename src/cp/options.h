@@ -123,6 +123,8 @@ struct cp8m_options
   /* --atomic: an existing regular file is replaced by a complete new
      one, renamed over it, not rewritten in place.  */
   bool atomic;
+  /* --stats-file=FILE: --stats=json's object and more, into FILE.  */
+  char const *stats_file;
 
   /* cp8M's own: --buffer-size, --queue-depth, --direct, and the engine
      side of --sparse and --reflink.  */

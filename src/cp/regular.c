@@ -149,6 +149,7 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
       struct verify_source vs = { src, src_fd, &dbg->src_st,
                                   dbg->res.src_changed };
       ok = verify_copy (c, &vs, d, &dbg->ver);
+      stats_verify (c->stats, &dbg->ver);
     }
   return ok;
 }

@@ -10,11 +10,14 @@
 #include <inttypes.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "dirname.h"
+#include "filenamecat.h"
 
 void
 stats_start (struct stats *s)
@@ -254,7 +257,7 @@ print_json (FILE *f, struct stats const *s, unsigned long errors,
   fprintf (f, ",\"bwlimit\":%ju", s->bwlimit);
   fprintf (f, ",\"changed\":%ju,\"errors\":%lu"
            ",\"elapsed_seconds\":%ju.%06ju,\"mib_per_second\":%ju.%03ju"
-           ",\"buffer_bytes\":%ju}\n",
+           ",\"buffer_bytes\":%ju",
            s->changed, errors, us / 1000000, us % 1000000,
            rate / 1000, rate % 1000, buffer_bytes);
 }
@@ -354,8 +357,138 @@ stats_print (struct stats const *s, enum stats_format format,
   fflush (stdout);
   uintmax_t us = elapsed_us (s);
   if (format == STATS_JSON)
-    print_json (stderr, s, errors, buffer_bytes, us);
+    {
+      print_json (stderr, s, errors, buffer_bytes, us);
+      fputs ("}\n", stderr);
+    }
   else
     print_text (stderr, s, errors, buffer_bytes, us);
   fflush (stderr);
+}
+
+void
+stats_verify (struct stats *s, struct engine_verify_result const *vr)
+{
+  if (!s)
+    return;
+  if (vr->mismatch_at >= 0)
+    s->verify_failed++;
+  else if (vr->checked)
+    s->verified++;
+  else
+    s->unverified++;
+}
+
+/* ---- --stats-file ---- */
+
+/* A hidden temporary beside FILE, open for writing (0600), its name in
+   *TEMP (to free).  Return the descriptor, or -1 with errno.  */
+static int
+temp_beside (char const *file, char **temp)
+{
+  char *dir = dir_name (file);
+  *temp = file_name_concat (dir, ".cp8M-stats-XXXXXX", NULL);
+  free (dir);
+  int fd = mkstemp (*temp);
+  if (fd < 0)
+    {
+      int err = errno;
+      free (*temp);
+      *temp = NULL;
+      errno = err;
+    }
+  return fd;
+}
+
+bool
+stats_file_check (char const *file)
+{
+  char *temp;
+  int fd = temp_beside (file, &temp);
+  if (fd < 0)
+    return false;
+  close (fd);
+  unlink (temp);
+  free (temp);
+  return true;
+}
+
+/* The messages kept, as a JSON array of objects.  */
+static void
+json_failures (FILE *f)
+{
+  size_t n;
+  struct diag_failure const *v = diag_failures (&n);
+  fputs (",\"failures\":[", f);
+  for (size_t i = 0; i < n; i++)
+    {
+      fputs (i ? ",{\"source\":" : "{\"source\":", f);
+      if (v[i].source)
+        json_string (f, v[i].source);
+      else
+        fputs ("null", f);
+      fputs (",\"destination\":", f);
+      if (v[i].destination)
+        json_string (f, v[i].destination);
+      else
+        fputs ("null", f);
+      fputs (",\"message\":", f);
+      json_string (f, v[i].message);
+      putc ('}', f);
+    }
+  putc (']', f);
+}
+
+bool
+stats_file_write (char const *file, struct stats const *s,
+                  struct stats_end const *e)
+{
+  char *temp;
+  int fd = temp_beside (file, &temp);
+  FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
+  if (!f)
+    {
+      int err = errno;
+      if (fd >= 0)
+        {
+          close (fd);
+          unlink (temp);
+        }
+      free (temp);
+      error (0, err, "cannot create statistics file %s", quote_file (file));
+      return false;
+    }
+  print_json (f, s, e->errors, e->buffer_bytes, elapsed_us (s));
+  fprintf (f, ",\"exit_status\":%d", e->exit_status);
+  json_failures (f);
+  fprintf (f, ",\"verify\":{\"asked\":%s,\"checked\":%ju"
+           ",\"differed\":%ju,\"not_checked\":%ju}",
+           e->verify ? "true" : "false", s->verified, s->verify_failed,
+           s->unverified);
+  fprintf (f, ",\"sync\":{\"asked\":%s,\"failed\":%lu}}\n",
+           e->sync ? "true" : "false", e->sync_failed);
+  /* Readable by others as a file this user creates is (the umask), not
+     only by its owner as mkstemp made it.  */
+  mode_t mask = umask (0);
+  umask (mask);
+  bool ok = fchmod (fd, 0666 & ~mask) == 0 && fflush (f) == 0
+            && (!e->sync || fsync (fd) == 0);
+  int err = ok ? 0 : errno;
+  if (fclose (f) != 0 && ok)
+    {
+      ok = false;
+      err = errno;
+    }
+  if (ok && rename (temp, file) != 0)
+    {
+      ok = false;
+      err = errno;
+    }
+  if (!ok)
+    {
+      unlink (temp);
+      error (0, err, "cannot write statistics file %s", quote_file (file));
+    }
+  free (temp);
+  return ok;
 }

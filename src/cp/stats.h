@@ -57,6 +57,9 @@ struct stats
   uintmax_t changed;       /* sources that changed while copied */
   uintmax_t bwlimit;       /* the bandwidth limit in force at the end,
                               bytes a second (0: none); set by main */
+  uintmax_t verified;      /* --verify: copies read back and found equal */
+  uintmax_t verify_failed; /* ... found to differ */
+  uintmax_t unverified;    /* ... that could not be checked */
   struct stats_reason why_buffered[STATS_REASONS];
   struct stats_reason why_fell_back[STATS_REASONS];
 };
@@ -91,5 +94,29 @@ bool stats_made (struct stats *s, enum stats_kind kind, bool ok);
    BUFFER_BYTES: the engine's buffers at their peak.  */
 void stats_print (struct stats const *s, enum stats_format format,
                   unsigned long errors, uintmax_t buffer_bytes);
+
+/* --verify's outcome for one copy (VR, filled by the check).  */
+void stats_verify (struct stats *s, struct engine_verify_result const *vr);
+
+/* --stats-file=FILE: the same object as --stats=json, and what a script
+   needs besides, written to FILE whole or not at all (a temporary
+   beside it, renamed over it).  */
+struct stats_end
+{
+  int exit_status;
+  unsigned long errors;       /* the messages printed */
+  uintmax_t buffer_bytes;
+  bool verify, sync;          /* asked for */
+  unsigned long sync_failed;  /* flushes that failed */
+};
+
+/* Check, before any copy, that FILE can be written: a temporary made
+   beside it and removed.  Return true, or false with errno set.  */
+bool stats_file_check (char const *file);
+
+/* Write FILE (flushed to stable storage with E->sync).  Return true, or
+   false after a message.  */
+bool stats_file_write (char const *file, struct stats const *s,
+                       struct stats_end const *e);
 
 #endif

@@ -28,6 +28,15 @@
 /* Flush FD, the file NAME or (DIR) the directory NAME, which holds the
    entry ENTRY when that is known (else NULL): a directory's message
    says which file's name may be lost with it.  */
+/* Flushes that failed, for --stats-file.  */
+static unsigned long failures;
+
+unsigned long
+sync_failures (void)
+{
+  return failures;
+}
+
 static bool
 flush (int fd, char const *name, bool dir, char const *entry)
 {
@@ -41,6 +50,7 @@ flush (int fd, char const *name, bool dir, char const *entry)
       && (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
           || S_ISSOCK (st.st_mode)))
     return true;
+  failures++;
   if (!dir)
     error (0, err, "error syncing %s", quote_file (name));
   else if (entry)

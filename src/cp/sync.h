@@ -43,6 +43,9 @@ bool sync_dir (int fd, bool path_only, char const *name);
 bool sync_dir_at (int dirfd, char const *rel, char const *name,
                   char const *entry);
 
+/* How many flushes have failed so far.  */
+unsigned long sync_failures (void);
+
 /* Do the options give an existing directory attributes (so that the
    end of its copy changes it even when its entries stay)?  */
 bool sync_attributes_set (struct cp8m_options const *o);
