@@ -289,6 +289,7 @@ static int
 open_excl (struct dest const *d, void *arg)
 {
   struct open_args const *a = arg;
+  /* D->temp is relative to LOC->dirfd, as LOC->rel is.  */
   return openat (d->loc->dirfd, d->temp,
                  a->accmode | O_CREAT | O_EXCL | O_CLOEXEC, a->mode);
 }
@@ -517,7 +518,8 @@ data_before_name (int fd, char const *name)
   return false;
 }
 
-/* Give the unnamed file open as FD the name REL in DIRFD.  */
+/* Give the unnamed file open as FD the name REL in DIRFD (relative to it,
+   as the struct loc names it comes from are).  */
 static int
 link_tmpfile (int fd, int dirfd, char const *rel)
 {
@@ -580,6 +582,7 @@ commit_replace (struct dest *d, int fd)
       ok = false;
     }
   if (!ok && d->temp)
+    /* D->temp: relative to LOC->dirfd, as LOC->rel is.  */
     unlinkat (loc->dirfd, d->temp, 0);
   pending.remove = 0;
   dest_release_signals ();
