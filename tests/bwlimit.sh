@@ -63,7 +63,7 @@ while [ "$(awk '/^wchar/ { print $2 }' /proc/$copy/io)" -lt 500000 ] &&
       [ $_i -lt 3000 ]; do sleep 0.01; _i=$((_i + 1)); done
 line=$(status 1)
 case $line in
-  *"(limit 1.00 MiB/s), copying 'big'") ;;
+  *", limit 1.00 MiB/s, copying 'big'") ;;
   *) fail "status line without the limit: $line" ;;
 esac
 # "X KiB written in T s": X <= 1 MiB/s x T, with the rounding of both
@@ -81,7 +81,7 @@ grep -q ": cannot change the limit of process $copy: Operation not permitted\$" 
 cp8M --bwlimit=2M --pid=$copy || fail "--pid failed"
 line=$(status 2)
 case $line in
-  *"(limit 2.00 MiB/s), copying 'big'") ;;
+  *", limit 2.00 MiB/s, copying 'big'") ;;
   *) fail "the new limit is not in force: $line" ;;
 esac
 cp8M --bwlimit=512M --pid=$copy || fail "--pid failed"

@@ -168,8 +168,9 @@ cp8M's own options:\n\
                                  WHEN is auto (a bare --progress: one line\n\
                                  kept up to date on a terminal, nothing\n\
                                  elsewhere), always (plain lines, one a\n\
-                                 second, into files and pipes too) or never\n\
-                                 (the default)\n\
+                                 second, into files and pipes too), numeric\n\
+                                 (the percentage done alone, a line each,\n\
+                                 for scripts) or never (the default)\n\
       --stats[=FORMAT]         at the end, tell on stderr what was copied and\n\
                                  how: FORMAT is text (a bare --stats) or\n\
                                  json (one object on one line; its fields\n\

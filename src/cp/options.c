@@ -64,9 +64,9 @@ static enum engine_sparse const sparse_types[] =
 ARGMATCH_VERIFY (sparse_args, sparse_types);
 
 static char const *const progress_args[] = { "auto", "always", "never",
-                                             NULL };
+                                             "numeric", NULL };
 static enum progress_when const progress_types[] =
-  { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
+  { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER, PROGRESS_NUMERIC };
 ARGMATCH_VERIFY (progress_args, progress_types);
 
 static char const *const stats_args[] = { "text", "json", NULL };

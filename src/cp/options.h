@@ -36,7 +36,8 @@ enum progress_when
 {
   PROGRESS_NEVER,      /* the default */
   PROGRESS_AUTO,       /* a bare --progress: only when stderr is a terminal */
-  PROGRESS_ALWAYS      /* plain lines into any stderr, for logs */
+  PROGRESS_ALWAYS,     /* plain lines into any stderr, for logs */
+  PROGRESS_NUMERIC     /* a percentage a line, for scripts (pv -n) */
 };
 
 /* --stats[=FORMAT].  */

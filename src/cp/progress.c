@@ -55,9 +55,13 @@ struct progress
   bool have_monitor;
   atomic_bool stop;
 
-  pthread_mutex_t lock;     /* guards NAME and FILES_DONE */
+  bool numeric;             /* --progress=numeric: percentages, a line each */
+  bool counts_verify;       /* --verify: reading back is in the total */
+
+  pthread_mutex_t lock;     /* guards NAME, FILES_DONE and PHASE */
   char name[NAME_MAX_SHOWN];
   unsigned long files_done;
+  char const *phase;        /* "verifying", "syncing", or NULL */
 
   /* Under the stderr lock (flockfile): both threads write there.  */
   bool drawn;               /* a progress line is on the terminal */
@@ -68,6 +72,10 @@ struct progress
   struct { double t; unsigned long long bytes; } samples[RATE_SAMPLES];
   int n_samples, next_sample;
   double last_plain;
+  int last_pct;             /* the numeric mode's last line, or -1 */
+  int drawn_width;          /* the terminal's width when the line was
+                               drawn, and the line's length then */
+  int drawn_len;
 };
 
 /* The hooks are called from error () (through diag.c), which takes no
@@ -231,28 +239,57 @@ rate (struct progress *p, double t, unsigned long long bytes)
   return t > t0 ? (bytes - b0) / (t - t0) : 0;
 }
 
-/* The progress line, in at most WIDTH columns: "1.20 GiB / 4.00 GiB  30%
-   812 MiB/s  ETA 0:03  files 3/32  dir/datafile_07.dbf".  */
+/* What the line and the numeric mode count: bytes written, and with
+   --verify the bytes read back too, each of which the total counts
+   twice, so that the time the check takes is in the ETA.  */
+static unsigned long long
+done_units (struct progress const *p)
+{
+  return atomic_load_explicit (&p->meter->written, memory_order_relaxed)
+         + atomic_load_explicit (&p->meter->verified, memory_order_relaxed);
+}
+
+/* The parts of the line, in the order they are given up when the
+   terminal is too narrow for all: the name first, then the count of
+   files, the time so far, the bytes, the --bwlimit in force; the phase,
+   percentage, rate and time left stay.  */
+enum part { P_PHASE, P_PCT, P_RATE, P_ETA, P_LIMIT, P_BYTES, P_ELAPSED,
+            P_FILES, P_NAME, P_COUNT };
+/* The order they are shown in.  */
+static enum part const shown_order[P_COUNT] =
+  { P_PHASE, P_BYTES, P_PCT, P_RATE, P_LIMIT, P_ELAPSED, P_ETA, P_FILES,
+    P_NAME };
+
+/* The progress line, in at most WIDTH - 1 columns: "1.20 GiB / 4.00 GiB
+   30%  812 MiB/s  0:12 elapsed  ETA 0:03  files 3/32  dir/datafile_07.dbf"
+   (with "verifying" or "syncing" first during those phases).  */
 static void
 format_line (struct progress *p, char *out, size_t size, int width)
 {
   double t = elapsed (p);
   unsigned long long bytes = atomic_load_explicit (&p->meter->written,
                                                    memory_order_relaxed);
-  double r = rate (p, t, bytes);
+  unsigned long long done = done_units (p);
+  double r = rate (p, t, done);
   struct scan_totals tot = { 0, 0, false };
   if (p->scan)
     scan_read (p->scan, &tot);
   char name[NAME_MAX_SHOWN];
   pthread_mutex_lock (&p->lock);
-  unsigned long done = p->files_done;
+  unsigned long files = p->files_done;
+  char const *phase = p->phase;
   strcpy (name, p->name);
   pthread_mutex_unlock (&p->lock);
 
-  char now[32], all[32], speed[80];
+  char part[P_COUNT][96];
+  for (int i = 0; i < P_COUNT; i++)
+    part[i][0] = '\0';
+  if (phase)
+    snprintf (part[P_PHASE], sizeof part[P_PHASE], "%s", phase);
+  char now[32], all[32], speed[32], when[32];
   human (now, sizeof now, bytes);
   human (speed, sizeof speed, r);
-  strcat (speed, "/s");
+  snprintf (part[P_RATE], sizeof part[P_RATE], "%s/s", speed);
   uintptr_t bw = atomic_load (&p->meter->limit);
   if (bw)
     {
@@ -260,74 +297,196 @@ format_line (struct progress *p, char *out, size_t size, int width)
          limit is the limit's doing, not the disk's.  */
       char lim[32];
       human (lim, sizeof lim, bw);
-      size_t n = strlen (speed);
-      snprintf (speed + n, sizeof speed - n, " (limit %s)", lim);
+      snprintf (part[P_LIMIT], sizeof part[P_LIMIT], "(limit %s/s)", lim);
     }
-  int len;
+  clock_time (when, sizeof when, t);
+  snprintf (part[P_ELAPSED], sizeof part[P_ELAPSED], "%s elapsed", when);
+  unsigned long long total = tot.bytes * (p->o->verify ? 2 : 1);
   if (!tot.done)
-    len = snprintf (out, size, "%s (counting)  %s  files %lu", now, speed,
-                    done);
-  else if (bytes <= tot.bytes && tot.bytes > 0)
     {
-      char eta[32] = "-:--";
-      if (r > 0)
-        clock_time (eta, sizeof eta, (tot.bytes - bytes) / r);
-      human (all, sizeof all, tot.bytes);
-      len = snprintf (out, size, "%s / %s  %d%%  %s  ETA %s  files %lu/%lu",
-                      now, all, (int) (100.0 * bytes / tot.bytes), speed, eta,
-                      done, tot.files);
+      snprintf (part[P_BYTES], sizeof part[P_BYTES], "%s (counting)", now);
+      snprintf (part[P_FILES], sizeof part[P_FILES], "files %lu", files);
     }
   else
-    len = snprintf (out, size, "%s  %s  files %lu/%lu", now, speed, done,
-                    tot.files);
-  if (len < 0 || (size_t) len >= size)
-    len = strlen (out);
-  if (len + 2 >= width)
     {
-      /* Never wrap: a line that wraps cannot be redrawn with "\r".  */
-      out[width > 1 ? width - 1 : 0] = '\0';
-      return;
+      if (done <= total && total > 0)
+        {
+          human (all, sizeof all, tot.bytes);
+          snprintf (part[P_BYTES], sizeof part[P_BYTES], "%s / %s", now,
+                    all);
+          snprintf (part[P_PCT], sizeof part[P_PCT], "%d%%",
+                    (int) (100.0 * done / total));
+          char left[32] = "-:--";
+          if (r > 0)
+            clock_time (left, sizeof left, (total - done) / r);
+          snprintf (part[P_ETA], sizeof part[P_ETA], "ETA %s", left);
+        }
+      else
+        snprintf (part[P_BYTES], sizeof part[P_BYTES], "%s", now);
+      snprintf (part[P_FILES], sizeof part[P_FILES], "files %lu/%lu", files,
+                tot.files);
     }
-  if (name[0])
+
+  /* Which parts fit, the most needed first; the name takes what is left
+     (append_name shortens it), if that is enough to say something.  */
+  bool keep[P_COUNT] = { false };
+  int used = -2;
+  for (int i = 0; i < P_NAME; i++)
     {
-      strcat (out, "  ");
-      append_name (out, size, name, width - 1 - len - 2);
+      int w = strlen (part[i]);
+      if (w == 0)
+        continue;
+      if (i > P_ETA && used + 2 + w > width - 1)
+        break;
+      keep[i] = true;
+      used += 2 + w;
     }
+  int name_room = width - 1 - used - 2;
+  keep[P_NAME] = name[0] && keep[P_FILES] && name_room >= 8;
+  out[0] = '\0';
+  size_t at = 0;
+  for (int k = 0; k < P_COUNT; k++)
+    {
+      enum part i = shown_order[k];
+      if (!keep[i])
+        continue;
+      if (at > 0 && at + 2 < size)
+        at += snprintf (out + at, size - at, "  ");
+      if (i == P_NAME)
+        {
+          append_name (out, size, name, name_room);
+          at = strlen (out);
+        }
+      else if (at < size)
+        at += snprintf (out + at, size - at, "%s", part[i]);
+      if (at >= size)
+        at = size - 1;
+    }
+  /* Never wrap: a line that wraps cannot be redrawn with "\r".  */
+  if (width > 1 && strlen (out) > (size_t) width - 1)
+    out[width - 1] = '\0';
 }
 
 /* ---- drawing (stderr locked) ---- */
+
+/* The columns LINE takes on a terminal.  */
+static int
+display_width (char const *line)
+{
+  mbstate_t st;
+  memset (&st, 0, sizeof st);
+  int cols = 0;
+  for (size_t len = strlen (line); len > 0; )
+    {
+      wchar_t c;
+      size_t k = mbrtowc (&c, line, len, &st);
+      if (k == (size_t) -1 || k == (size_t) -2 || k == 0)
+        {
+          k = 1;
+          memset (&st, 0, sizeof st);
+          c = L'?';
+        }
+      int w = wcwidth (c);
+      cols += w > 0 ? w : 0;
+      line += k;
+      len -= k;
+    }
+  return cols;
+}
+
+/* Take the drawn line off the terminal, now WIDTH columns wide.  One
+   made narrower than the line since it was drawn has most likely
+   wrapped it onto several rows (tmux, VTE and kitty reflow it), the
+   cursor on the last: go up to the first and clear from there.  A
+   terminal that cuts lines instead (xterm) loses as many rows above it,
+   which is less harm than a stale half line under every redraw.  */
+static void
+erase_locked (struct progress *p, int width)
+{
+  if (!p->drawn)
+    return;
+  int rows = p->drawn_width != width && p->drawn_len > width
+             ? (p->drawn_len + width - 1) / width : 1;
+  if (rows > 1)
+    fprintf (stderr, "\r\033[%dA\033[J", rows - 1);
+  else
+    fputs ("\r\033[K", stderr);
+}
 
 static void
 clear_locked (struct progress *p)
 {
   if (p->drawn)
     {
-      fputs ("\r\033[K", stderr);
+      erase_locked (p, columns ());
       p->drawn = false;
       line_on_screen = 0;
     }
 }
 
-/* One tick: draw the line if it is due.  */
+/* Draw LINE in place of the one on the terminal, WIDTH columns wide.  */
+static void
+redraw_locked (struct progress *p, char const *line, int width)
+{
+  erase_locked (p, width);
+  fprintf (stderr, "\r%s\033[K", line);
+  p->drawn_width = width;
+  p->drawn_len = display_width (line);
+}
+
+/* --progress=numeric: the whole percentage done, when it has changed
+   (once the total is known), or -1.  */
+static int
+percent_now (struct progress *p)
+{
+  struct scan_totals tot = { 0, 0, false };
+  if (p->scan)
+    scan_read (p->scan, &tot);
+  unsigned long long total = tot.bytes * (p->counts_verify ? 2 : 1);
+  if (!tot.done)
+    return -1;
+  unsigned long long done = done_units (p);
+  return total == 0 || done >= total ? 100 : (int) (100.0 * done / total);
+}
+
+/* One tick: sample the rate, and draw the line (or print the number)
+   if it is due.  */
 static void
 tick (struct progress *p)
 {
   double t = elapsed (p);
-  if (t < 1 || (p->plain && t - p->last_plain < 1))
+  if (p->numeric)
     {
-      /* Still sample, so the first rate shown is a recent one.  */
-      (void) rate (p, t, atomic_load (&p->meter->written));
+      (void) rate (p, t, done_units (p));
+      int pct = percent_now (p);
+      if (pct >= 0 && pct != p->last_pct && t - p->last_plain >= 1)
+        {
+          flockfile (stderr);
+          fprintf (stderr, "%d\n", pct);
+          fflush (stderr);
+          funlockfile (stderr);
+          p->last_pct = pct;
+          p->last_plain = t;
+        }
+      return;
+    }
+  if (t < 1 || (p->plain && t - p->last_plain < 1) || !(p->live || p->plain))
+    {
+      /* Still sample, so the first rate shown (and the status line's
+         current rate) is a recent one.  */
+      (void) rate (p, t, done_units (p));
       return;
     }
   char line[2048];
-  int width = columns ();
+  /* A log's lines are as wide as they need, unless COLUMNS says.  */
+  int width = p->live || getenv ("COLUMNS") ? columns () : 1024;
   if (width > 1024)
     width = 1024;   /* LINE has room for it, and a name's bytes */
   format_line (p, line, sizeof line, width);
   flockfile (stderr);
   if (p->live && !p->paused)
     {
-      fprintf (stderr, "\r%s\033[K", line);
+      redraw_locked (p, line, width);
       p->drawn = p->shown = true;
       line_on_screen = 1;
     }
@@ -342,15 +501,17 @@ tick (struct progress *p)
 }
 
 /* The status line SIGUSR1 asks for, as dd prints one: "cp8M: 1.20 GiB
-   written in 4.1 s, 301 MiB/s, copying 'dir/f'".  */
+   written in 4.1 s, 301 MiB/s on average, 412 MiB/s now, copying
+   'dir/f'" (", limit 50.0 MiB/s" before the name under --bwlimit).  */
 static void
 print_status (struct progress *p)
 {
   double t = elapsed (p);
   unsigned long long bytes = atomic_load (&p->meter->written);
-  char now[32], speed[32];
+  char now[32], speed[32], current[32];
   human (now, sizeof now, bytes);
   human (speed, sizeof speed, t > 0 ? bytes / t : 0);
+  human (current, sizeof current, rate (p, t, done_units (p)));
   char name[NAME_MAX_SHOWN];
   pthread_mutex_lock (&p->lock);
   strcpy (name, p->name);
@@ -372,12 +533,12 @@ print_status (struct progress *p)
   uintptr_t bw = atomic_load (&p->meter->limit);
   if (bw)
     {
-      strcpy (limit, " (limit ");
+      strcpy (limit, ", limit ");
       human (limit + strlen (limit), sizeof limit - 16, bw);
-      strcat (limit, "/s)");
+      strcat (limit, "/s");
     }
-  fprintf (stderr, "%s: %s written in %.1f s, %s/s%s%s%s\n",
-           program_name, now, t, speed, limit,
+  fprintf (stderr, "%s: %s written in %.1f s, %s/s on average, %s/s now%s"
+           "%s%s\n", program_name, now, t, speed, current, limit,
            quoted ? ", copying " : "", quoted ? quoted : "");
   fflush (stderr);
   funlockfile (stderr);
@@ -390,13 +551,13 @@ monitor_main (void *arg)
   struct progress *p = arg;
   sigset_t set;
   status_signals (&set);
+  /* Always ticking: the status line's current rate needs samples,
+     --progress or not.  */
   struct timespec period = { 0, TICK_MS * 1000000L };
-  bool ticking = p->live || p->plain;
   while (!atomic_load (&p->stop))
     {
       siginfo_t info;
-      int sig = ticking ? sigtimedwait (&set, &info, &period)
-                        : sigwaitinfo (&set, &info);
+      int sig = sigtimedwait (&set, &info, &period);
       if (atomic_load (&p->stop))
         break;
       if (sig == LIMIT_SIGNAL)
@@ -434,8 +595,12 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
   atomic_init (&p->stop, false);
   pthread_mutex_init (&p->lock, NULL);
   bool tty = isatty (STDERR_FILENO);
-  p->live = o->progress != PROGRESS_NEVER && tty;
+  p->live = (o->progress == PROGRESS_AUTO || o->progress == PROGRESS_ALWAYS)
+            && tty;
   p->plain = o->progress == PROGRESS_ALWAYS && !tty;
+  p->numeric = o->progress == PROGRESS_NUMERIC;
+  p->counts_verify = o->verify;
+  p->last_pct = -1;
   p->stdout_tty = isatty (STDOUT_FILENO);
 
   /* Blocked (again: main did it first thing) before any other thread
@@ -443,8 +608,8 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
      monitor's sigtimedwait takes them.  */
   progress_block_signals ();
   /* The scan first: the monitor reads P->scan from its first tick.  */
-  if ((p->live || p->plain) && !o->attributes_only && !o->hard_link
-      && !o->symbolic_link)
+  if ((p->live || p->plain || p->numeric) && !o->attributes_only
+      && !o->hard_link && !o->symbolic_link)
     p->scan = scan_start (o, sources, n);
   p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
                                        MONITOR_STACK);
@@ -457,7 +622,7 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
 #ifdef SIGINFO
       signal (SIGINFO, SIG_IGN);
 #endif
-      p->live = p->plain = false;
+      p->live = p->plain = p->numeric = false;
       scan_stop (p->scan);
       p->scan = NULL;
     }
@@ -504,6 +669,16 @@ progress_file_begin (struct progress *p, char const *name)
 }
 
 void
+progress_phase (struct progress *p, char const *phase)
+{
+  if (!p)
+    return;
+  pthread_mutex_lock (&p->lock);
+  p->phase = phase;
+  pthread_mutex_unlock (&p->lock);
+}
+
+void
 progress_file_end (struct progress *p)
 {
   if (!p)
@@ -529,8 +704,17 @@ progress_finish (struct progress *p)
 
   flockfile (stderr);
   clear_locked (p);
-  /* For logs, --progress=always ends with the line even when quick.  */
-  if (p->shown || p->o->progress == PROGRESS_ALWAYS)
+  if (p->numeric)
+    {
+      /* The last number, though it came within a second of the one
+         before.  */
+      int pct = percent_now (p);
+      if (pct >= 0 && pct != p->last_pct)
+        fprintf (stderr, "%d\n", pct);
+    }
+  /* On a terminal the final line is printed even after a copy too quick
+     for any line to be drawn; for logs (--progress=always) too.  */
+  else if (p->live || p->shown || p->o->progress == PROGRESS_ALWAYS)
     {
       double t = elapsed (p);
       unsigned long long bytes = atomic_load (&p->meter->written);

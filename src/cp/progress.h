@@ -50,6 +50,10 @@ struct progress *progress_start (struct cp8m_options const *o,
    NULL.  */
 void progress_file_begin (struct progress *p, char const *name);
 
+/* The file begun last has entered PHASE ("verifying", "syncing"; NULL
+   when it is back to copying): the line shows it.  P may be NULL.  */
+void progress_phase (struct progress *p, char const *phase);
+
 /* The file begun last is done, copied or not.  P may be NULL.  */
 void progress_file_end (struct progress *p);
 

@@ -148,7 +148,9 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
     {
       struct verify_source vs = { src, src_fd, &dbg->src_st,
                                   dbg->res.src_changed };
+      progress_phase (c->progress, "verifying");
       ok = verify_copy (c, &vs, d, &dbg->ver);
+      progress_phase (c->progress, NULL);
       stats_verify (c->stats, &dbg->ver);
     }
   return ok;
@@ -282,7 +284,10 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       ok = apply_metadata (c, &sn, sst, &dn, &plan);
       /* --sync: durable before it has its name (sync.h); if not, it is
          not copied, and a new file gets no name.  */
-      if (o->sync && !sync_file (d.fd, dst->name))
+      progress_phase (c->progress, o->sync ? "syncing" : NULL);
+      bool synced = !o->sync || sync_file (d.fd, dst->name);
+      progress_phase (c->progress, NULL);
+      if (!synced)
         {
           dest_abort (&d);
           ok = false;

@@ -29,6 +29,7 @@
 #endif
 
 #include "filenamecat.h"
+#include "seen.h"
 
 /* The scan needs little stack: no recursion, no large locals.  A small
    one matters under a memory limit or `ulimit -v`.  */
@@ -48,6 +49,10 @@ struct scan
 
   pthread_mutex_t lock;      /* guards TOTALS */
   struct scan_totals totals;
+  /* With --preserve=links, the files of several names met so far: the
+     copy makes the later names links, so they count once.  Only the
+     scan's thread uses it.  */
+  struct seen *links;
 };
 
 /* Directories found and not walked yet: a stack, so the walk goes depth
@@ -58,6 +63,15 @@ struct pending
   size_t n, alloc;
   size_t bytes;
 };
+
+/* Whether the regular file ST is one to count: not a later name of a
+   file counted already, where the copy links those names.  */
+static bool
+counts (struct scan *s, struct stat const *st)
+{
+  return !s->links || st->st_nlink < 2
+         || !seen_remember (s->links, st->st_dev, st->st_ino, "");
+}
 
 /* The bytes of data a regular file holds: its holes are not copied.  */
 static unsigned long long
@@ -131,7 +145,7 @@ scan_dir (struct scan *s, char const *dir, dev_t dev, struct pending *p)
       /* NAME: a directory entry, relative to the directory read.  */
       if (fstatat (dirfd (d), name, &st, flags) != 0)
         continue;
-      if (S_ISREG (st.st_mode))
+      if (S_ISREG (st.st_mode) && counts (s, &st))
         {
           bytes += data_bytes (&st);
           files++;
@@ -154,7 +168,7 @@ scan_operand (struct scan *s, char const *name)
                                         : stat (name, &st);
   if (r != 0)
     return;
-  if (S_ISREG (st.st_mode))
+  if (S_ISREG (st.st_mode) && counts (s, &st))
     add_totals (s, data_bytes (&st), 1);
   if (!S_ISDIR (st.st_mode) || !o->recursive)
     return;
@@ -233,7 +247,8 @@ scan_start (struct cp8m_options const *o, char *const *sources, int n)
   struct scan *s = calloc (1, sizeof *s);
   if (!s)
     return NULL;
-  *s = (struct scan) { .o = o, .sources = sources, .n = n };
+  *s = (struct scan) { .o = o, .sources = sources, .n = n,
+                       .links = o->preserve_links ? seen_new () : NULL };
   atomic_init (&s->stop, false);
   pthread_mutex_init (&s->lock, NULL);
   if (single_file (s))
@@ -270,5 +285,6 @@ scan_stop (struct scan *s)
       pthread_join (s->thread, NULL);
     }
   pthread_mutex_destroy (&s->lock);
+  seen_free (s->links);
   free (s);
 }

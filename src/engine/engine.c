@@ -345,7 +345,8 @@ engine_verify (struct engine_ctx *ctx, int src_fd, int dst_fd,
                           .buf = ctx->buffers[0],
                           .src_buf = ctx->buffers[1],
                           .block = ctx->cfg.buffer_size,
-                          .buffer_align = ctx->buffer_align };
+                          .buffer_align = ctx->buffer_align,
+                          .meter = ctx->cfg.meter };
   if (!io.src_buf)
     {
       io.block = ctx->cfg.buffer_size / 2;

@@ -49,6 +49,7 @@ struct engine_ctx;
 struct engine_meter
 {
   _Atomic unsigned long long written;
+  _Atomic unsigned long long verified;  /* read back by engine_verify */
   /* --bwlimit: the bytes a second all writes of the run may take
      together, 0 for no limit.  The cp layer may change it at any time
      (a running copy given a new limit): each write reads it afresh.  */

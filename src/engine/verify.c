@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -368,6 +369,10 @@ compare_all (struct verify_rec const *rec, struct verify_io const *io,
         return vfail (vr, ENGINE_SIDE_WRITE, errno), -2;
       if (got < want)
         return pos + got;   /* it shrank while being checked */
+      if (io->meter)
+        atomic_fetch_add_explicit (&io->meter->verified,
+                                   (unsigned long long) want,
+                                   memory_order_relaxed);
       off_t bad = by_source ? check_source (io, io->buf, pos, want)
                             : check_hashes (rec, &cur, io->buf, pos, want);
       if (bad == -2)

@@ -80,6 +80,7 @@ struct verify_io
   char *src_buf;       /* one of BLOCK bytes for the source */
   size_t block;        /* bytes per read: a multiple of 512 */
   size_t buffer_align; /* alignment of BUF */
+  struct engine_meter *meter;  /* counts the bytes read back, or NULL */
 };
 
 /* Check the destination against REC, filling *VR, as engine_verify
