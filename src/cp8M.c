@@ -34,6 +34,7 @@
 #include "cp/copy.h"
 #include "cp/diag.h"
 #include "cp/limit.h"
+#include "cp/manifest.h"
 #include "dirname.h"
 #include "engine/engine.h"
 #include "error.h"
@@ -316,6 +317,12 @@ main (int argc, char **argv)
 
   struct target t;
   resolve_target (&o, argc - first, argv + first, &t);
+  /* Before any copy: a checksum file that cannot be written, or that
+     lies in a tree being copied, stops the run here.  */
+  struct manifest *manifest = o.checksum_file
+    ? manifest_start (o.checksum_file, o.checksum, t.sources, t.n_sources,
+                      o.recursive)
+    : NULL;
 
   dest_install_signals ();
   /* Before the engine makes any thread: it blocks the status signals.  */
@@ -336,6 +343,8 @@ main (int argc, char **argv)
   mem.size = engine_buffer_size (eng);   /* rounded to whole pages */
 
   struct copy_ctx c = { .o = &o, .eng = eng, .links = seen_new (),
+                        .manifest = manifest,
+                        .digest = { .hash = o.checksum },
                         .memory = &mem, .progress = progress,
                         .max_open_levels = dirfds_max_levels (o.parents),
                         .stats = o.stats != STATS_NONE || o.stats_file
@@ -386,6 +395,9 @@ main (int argc, char **argv)
 
   /* --sync: the directories above the walks, last (sync.h).  */
   ok &= sync_dirs_flush (c.sync_dirs);
+  /* The copies that were made, whatever failed beside them.  */
+  ok &= manifest_finish (c.manifest, o.sync);
+  engine_digest_free (&c.digest);
   ok &= !c.unverified;
   /* Every copy is closed (and committed or undone) by now: the final
      progress line, then the report.  */

@@ -29,7 +29,7 @@ cp8M --stats-file=ok.json --verify --sync a out/a || fail "a clean run failed"
   fail "verify: $(field ok.json '$j->{verify}')"
 [ "$(field ok.json '$j->{sync}')" = '{"asked":true,"failed":0}' ] ||
   fail "sync: $(field ok.json '$j->{sync}')"
-ls -A | grep -q '^\.cp8M-stats' && fail "a temporary was left"
+ls -A | grep -q '^\.cp8M-' && fail "a temporary was left"
 
 # 2. Failed files: each with its names and the message printed; the
 #    copies that could be made are made.

@@ -18,6 +18,7 @@
 #include "dest.h"
 #include "dir.h"
 #include "diag.h"
+#include "manifest.h"
 #include "progress.h"
 #include "dirname.h"
 #include "error.h"
@@ -646,7 +647,11 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
       ok = false;
     }
   else if (earlier && !S_ISDIR (smode))
-    ok = link_to_earlier (c, earlier, dst);
+    {
+      ok = link_to_earlier (c, earlier, dst);
+      if (ok)
+        manifest_link (c->manifest, sst.st_dev, sst.st_ino, dst->name);
+    }
   else if (S_ISDIR (smode) && is_ancestor (&sst, parent))
     {
       error (0, 0, "cannot copy cyclic symbolic link %s",

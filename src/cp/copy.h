@@ -30,6 +30,7 @@
 struct data_debug;
 struct sync_dirs;
 struct progress;
+struct manifest;
 
 /* State of one run, passed down the walk (there are no globals).  */
 /* A file as the *at() calls reach it, and as messages name it.  */
@@ -66,6 +67,8 @@ struct copy_ctx
                                      walk to flush at the end (sync.h) */
   struct stats *stats;    /* --stats's counters, or NULL (stats.h) */
   struct progress *progress;  /* told of each regular file, or NULL */
+  struct manifest *manifest;  /* --checksum-file's lines, or NULL */
+  struct engine_digest digest;  /* each file's hash, for the manifest */
   struct prefetch *prefetch;  /* warms small files ahead of the walk, or
                                  NULL (prefetch.h) */
   bool prefetch_useful;   /* the last regular file was small and copied

@@ -141,6 +141,12 @@ cp8M's own options:\n\
                                  once complete (verified and synced if asked),\n\
                                  so the name never holds part of a file;\n\
                                  it keeps the old file's mode and owner\n\
+      --checksum-file=FILE     write a line per regular file copied to FILE,\n\
+                                 its hash taken as the data was read, for\n\
+                                 'sha256sum -c FILE' (or 'xxhsum -c') run\n\
+                                 in FILE's directory; written at the end\n\
+      --checksum=ALGO          the hash of --checksum-file: sha256 (the\n\
+                                 default) or xxh3 (with libxxhash)\n\
       --bwlimit=RATE           write at most RATE bytes a second, all files\n\
                                  together (0, the default: no limit); RATE\n\
                                  takes the suffixes of SIZE below; direct,\n\

@@ -49,7 +49,9 @@ enum
   BWLIMIT_OPTION,
   PID_OPTION,
   ATOMIC_OPTION,
-  STATS_FILE_OPTION
+  STATS_FILE_OPTION,
+  CHECKSUM_FILE_OPTION,
+  CHECKSUM_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -68,6 +70,11 @@ static char const *const progress_args[] = { "auto", "always", "never",
 static enum progress_when const progress_types[] =
   { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER, PROGRESS_NUMERIC };
 ARGMATCH_VERIFY (progress_args, progress_types);
+
+static char const *const checksum_args[] = { "sha256", "xxh3", NULL };
+static enum engine_hash const checksum_types[] =
+  { ENGINE_HASH_SHA256, ENGINE_HASH_XXH3 };
+ARGMATCH_VERIFY (checksum_args, checksum_types);
 
 static char const *const stats_args[] = { "text", "json", NULL };
 static enum stats_format const stats_types[] = { STATS_TEXT, STATS_JSON };
@@ -148,6 +155,8 @@ static struct option const long_options[] =
   { "pid", required_argument, NULL, PID_OPTION },
   { "atomic", no_argument, NULL, ATOMIC_OPTION },
   { "stats-file", required_argument, NULL, STATS_FILE_OPTION },
+  { "checksum-file", required_argument, NULL, CHECKSUM_FILE_OPTION },
+  { "checksum", required_argument, NULL, CHECKSUM_OPTION },
   { NULL, 0, NULL, 0 }
 };
 
@@ -456,6 +465,14 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case SYNC_OPTION:
           o->sync = true;
           break;
+        case CHECKSUM_FILE_OPTION:
+          o->checksum_file = optarg;
+          break;
+        case CHECKSUM_OPTION:
+          o->checksum = XARGMATCH ("--checksum", optarg, checksum_args,
+                                   checksum_types);
+          o->explicit_checksum = true;
+          break;
         case STATS_FILE_OPTION:
           o->stats_file = optarg;
           break;
@@ -512,6 +529,23 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
      GNU cp (so --debug says "reflink: no").  */
   if (o->request.reflink == ENGINE_REFLINK_AUTO
       && o->request.sparse == ENGINE_SPARSE_NEVER)
+    o->request.reflink = ENGINE_REFLINK_NEVER;
+  if (o->explicit_checksum && !o->checksum_file)
+    {
+      error (0, 0, "--checksum needs --checksum-file=FILE");
+      cp8m_usage (EXIT_FAILURE);
+    }
+  if (o->checksum_file && !engine_hash_available (o->checksum))
+    error (EXIT_FAILURE, 0, "this cp8M was built without libxxhash: "
+           "--checksum=xxh3 is not available");
+  /* The data must pass through cp8M to be hashed: no clone, no
+     copy_file_range.  */
+  if (o->checksum_file && o->request.reflink == ENGINE_REFLINK_ALWAYS)
+    {
+      error (0, 0, "--checksum-file cannot be used with --reflink=always");
+      cp8m_usage (EXIT_FAILURE);
+    }
+  if (o->checksum_file)
     o->request.reflink = ENGINE_REFLINK_NEVER;
   if (o->target_directory && o->no_target_directory)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "

@@ -126,6 +126,10 @@ struct cp8m_options
   bool atomic;
   /* --stats-file=FILE: --stats=json's object and more, into FILE.  */
   char const *stats_file;
+  /* --checksum-file=FILE and --checksum=ALGO.  */
+  char const *checksum_file;
+  enum engine_hash checksum;
+  bool explicit_checksum;
 
   /* cp8M's own: --buffer-size, --queue-depth, --direct, and the engine
      side of --sparse and --reflink.  */

@@ -16,6 +16,7 @@
 
 #include "dest.h"
 #include "diag.h"
+#include "manifest.h"
 #include "progress.h"
 #include "error.h"
 #include "same-inode.h"
@@ -129,6 +130,7 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   struct engine_request req = c->o->request;
   req.in_place = dest_visible (d);
   req.verify = c->o->verify;
+  req.digest = c->manifest ? &c->digest : NULL;
   req.report_changes = c->o->debug || c->o->verify || c->stats;
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
@@ -294,6 +296,12 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
         }
       else
         ok &= dest_commit (&d);
+      /* Only copies that are whole files with their data: not
+         --attributes-only, not a pipe or device written to.  */
+      if (ok && c->manifest && !o->attributes_only && have_dst_st
+          && S_ISREG (dst_st.st_mode))
+        manifest_add (c->manifest, sst->st_dev, sst->st_ino, dst->name,
+                      c->digest.hex);
     }
   else
     dest_abort (&d);
@@ -334,6 +342,13 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
           diag_debug_lines (&dbg.res, dbg.dest);
           if (o->verify)
             verify_debug_line (&dbg.ver);
+          if (c->manifest && c->digest.hex[0])
+            printf ("checksum: %s, %s\n",
+                    o->checksum == ENGINE_HASH_XXH3 ? "xxh3" : "sha256",
+                    c->digest.read_back
+                    ? "partly read back from the destination (the pieces"
+                      " could not be hashed in order)"
+                    : "of the data as it was read");
         }
       diag_out_end ();
     }

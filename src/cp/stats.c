@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "diag.h"
-#include "dirname.h"
-#include "filenamecat.h"
+#include "whole.h"
+#include "xalloc.h"
 
 void
 stats_start (struct stats *s)
@@ -381,36 +381,10 @@ stats_verify (struct stats *s, struct engine_verify_result const *vr)
 
 /* ---- --stats-file ---- */
 
-/* A hidden temporary beside FILE, open for writing (0600), its name in
-   *TEMP (to free).  Return the descriptor, or -1 with errno.  */
-static int
-temp_beside (char const *file, char **temp)
-{
-  char *dir = dir_name (file);
-  *temp = file_name_concat (dir, ".cp8M-stats-XXXXXX", NULL);
-  free (dir);
-  int fd = mkstemp (*temp);
-  if (fd < 0)
-    {
-      int err = errno;
-      free (*temp);
-      *temp = NULL;
-      errno = err;
-    }
-  return fd;
-}
-
 bool
 stats_file_check (char const *file)
 {
-  char *temp;
-  int fd = temp_beside (file, &temp);
-  if (fd < 0)
-    return false;
-  close (fd);
-  unlink (temp);
-  free (temp);
-  return true;
+  return whole_check (file);
 }
 
 /* The messages kept, as a JSON array of objects.  */
@@ -443,21 +417,11 @@ bool
 stats_file_write (char const *file, struct stats const *s,
                   struct stats_end const *e)
 {
-  char *temp;
-  int fd = temp_beside (file, &temp);
-  FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&text, &len);
   if (!f)
-    {
-      int err = errno;
-      if (fd >= 0)
-        {
-          close (fd);
-          unlink (temp);
-        }
-      free (temp);
-      error (0, err, "cannot create statistics file %s", quote_file (file));
-      return false;
-    }
+    xalloc_die ();
   print_json (f, s, e->errors, e->buffer_bytes, elapsed_us (s));
   fprintf (f, ",\"exit_status\":%d", e->exit_status);
   json_failures (f);
@@ -467,28 +431,11 @@ stats_file_write (char const *file, struct stats const *s,
            s->unverified);
   fprintf (f, ",\"sync\":{\"asked\":%s,\"failed\":%lu}}\n",
            e->sync ? "true" : "false", e->sync_failed);
-  /* Readable by others as a file this user creates is (the umask), not
-     only by its owner as mkstemp made it.  */
-  mode_t mask = umask (0);
-  umask (mask);
-  bool ok = fchmod (fd, 0666 & ~mask) == 0 && fflush (f) == 0
-            && (!e->sync || fsync (fd) == 0);
-  int err = ok ? 0 : errno;
-  if (fclose (f) != 0 && ok)
-    {
-      ok = false;
-      err = errno;
-    }
-  if (ok && rename (temp, file) != 0)
-    {
-      ok = false;
-      err = errno;
-    }
+  if (fclose (f) != 0)
+    xalloc_die ();
+  bool ok = whole_write (file, text, len, e->sync);
   if (!ok)
-    {
-      unlink (temp);
-      error (0, err, "cannot write statistics file %s", quote_file (file));
-    }
-  free (temp);
+    error (0, errno, "cannot write statistics file %s", quote_file (file));
+  free (text);
   return ok;
 }

@@ -16,6 +16,7 @@
 
 #include "buffers.h"
 #include "cache.h"
+#include "digest.h"
 #include "dio.h"
 #include "iosizes.h"
 #include "plan.h"
@@ -176,6 +177,30 @@ engine_direct_plan (struct engine_report const *rep, bool *fell_back)
   return NULL;
 }
 
+/* Finish FC's digest for a destination END bytes long: what the pieces
+   hashed in order, and, where the order was lost, what reading the
+   destination back gives.  Return false with errno.  */
+static bool
+finish_digest (struct file_copy *fc, off_t end)
+{
+  struct engine_digest *d = fc->req->digest;
+  int fd = -1, own = -1;
+  if (!digest_complete (d, end))
+    {
+      fd = own = dio_reopen (fc->dst_fd, O_RDONLY);
+      int fl = fcntl (fc->dst_fd, F_GETFL);
+      if (fd < 0 && fl >= 0 && (fl & O_ACCMODE) == O_RDWR)
+        fd = fc->dst_fd;
+    }
+  bool ok = digest_end (d, end, fd, fc->ctx->buffers[0],
+                        fc->ctx->cfg.buffer_size);
+  int err = errno;
+  if (own >= 0)
+    close (own);
+  errno = err;
+  return ok;
+}
+
 /* The end of FC's copy: the size where the source ended (a trailing hole,
    or a source that shrank), and whether it changed meanwhile.  */
 static bool
@@ -187,6 +212,8 @@ finish_copy (struct file_copy *fc, struct engine_plan const *first)
   if (S_ISREG (fc->dst_st.st_mode)
       && (first->make_holes || end < fc->src_st.st_size)
       && ftruncate (fc->dst_fd, end) != 0)
+    return engine_fail (fc->res, ENGINE_SIDE_WRITE, errno);
+  if (fc->req->digest && !finish_digest (fc, end))
     return engine_fail (fc->res, ENGINE_SIDE_WRITE, errno);
   /* Not a failure, but worth saying (--debug, --stats, --verify).  */
   struct stat now;
@@ -266,6 +293,8 @@ copy_whole (struct file_copy *fc, bool plain)
   struct engine_result *res = fc->res;
   int src_fd = fc->src_fd, dst_fd = fc->dst_fd;
   verify_rec_start (&ctx->verify, fc->req->verify);
+  if (fc->req->digest && !digest_begin (fc->req->digest))
+    return engine_fail (res, ENGINE_SIDE_NONE, ENOMEM);
   if (fc->req->src_st)
     fc->src_st = *fc->req->src_st;
   else if (fstat (src_fd, &fc->src_st) != 0)
@@ -303,7 +332,8 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
              struct engine_request const *req, struct engine_result *res)
 {
   *res = (struct engine_result) { .report = {
-    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER } } };
+    .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER
+                                  && !req->digest } } };
   struct engine_result const fresh = *res;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };

@@ -80,6 +80,26 @@ enum engine_sparse { ENGINE_SPARSE_AUTO, ENGINE_SPARSE_ALWAYS,
 enum engine_reflink { ENGINE_REFLINK_NEVER, ENGINE_REFLINK_AUTO,
                       ENGINE_REFLINK_ALWAYS };
 
+/* --checksum-file: the hash of a file's data, as the copy read it.  */
+enum engine_hash { ENGINE_HASH_SHA256, ENGINE_HASH_XXH3 };
+struct engine_digest
+{
+  enum engine_hash hash;  /* the caller's choice (XXH3 only with
+                             libxxhash: engine_hash_available) */
+  char hex[65];           /* the result in hexadecimal, set when
+                             engine_copy succeeds */
+  bool read_back;         /* part of it came from reading the
+                             destination back (the order was lost) */
+  struct digest_state *state;  /* the engine's */
+};
+
+/* Whether this build can make HASH.  */
+bool engine_hash_available (enum engine_hash hash);
+
+/* Free what the engine keeps in D (its state, reused from file to
+   file until then).  */
+void engine_digest_free (struct engine_digest *d);
+
 /* What the caller asks for one file.  */
 struct engine_request
 {
@@ -93,6 +113,9 @@ struct engine_request
   bool verify;     /* record what is read for engine_verify (--verify) */
   bool report_changes;  /* fill engine_result.src_changed (one fstat more
                            per file: for --debug, --stats, --verify) */
+  struct engine_digest *digest;  /* hash the data as it is read, or NULL;
+                      no clone nor copy_file_range then, which would
+                      move data that cp8M does not see */
   struct stat const *src_st, *dst_st;  /* the caller's fstat of SRC_FD
                       and DST_FD, taken since they were opened (DST_FD's
                       before anything was written to it), or NULL: the

@@ -98,8 +98,9 @@ exec_plan (struct file_copy *fc, struct engine_plan *p,
     .zero_detect = p->zero_detect, .hold_last = p->hold_last,
     .buffer_size = ctx->cfg.buffer_size, .chunks = c,
     .verify = ctx->verify.hashing ? &ctx->verify : NULL,
-    .meter = ctx->cfg.meter, .ended_at = -1,
+    .meter = ctx->cfg.meter, .ended_at = -1, .digest = fc->req->digest,
   };
+  c->digest = fc->req->digest;
   for (unsigned int i = 0; i < p->depth; i++)
     job.free_buf[job.n_free++] = ctx->buffers[i];
   pthread_mutex_init (&job.lock, NULL);

@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "digest.h"
 #include "dio.h"
 #include "reflink.h"
 #include "rw.h"
@@ -70,7 +71,10 @@ next_chunk (struct chunker *c, off_t buffer_size, off_t data_max,
             }
           if (found == 0 && !c->fill_holes)
             {
-              c->cur = c->size;   /* a hole to the end: skipped */
+              /* A hole to the end: skipped.  */
+              if (c->digest)
+                digest_hole (c->digest, c->cur, c->size - c->cur);
+              c->cur = c->size;
               continue;
             }
           if (found == 0)
@@ -81,7 +85,11 @@ next_chunk (struct chunker *c, off_t buffer_size, off_t data_max,
           end = end % c->align ? round_down (end, c->align) + c->align : end;
           c->data_at = start > c->cur ? start : c->cur;
           if (!c->fill_holes)
-            c->cur = c->data_at;
+            {
+              if (c->digest)
+                digest_hole (c->digest, c->cur, c->data_at - c->cur);
+              c->cur = c->data_at;
+            }
           c->ext_end = end;
           continue;
         }
@@ -159,6 +167,8 @@ struct flags
 {
   int read, write;
   off_t handed_back_at;  /* where write_at last handed a range back */
+  off_t wrote;           /* the bytes copy_chunk wrote at its chunk's
+                            start, for the digest */
 };
 
 /* Write LEN bytes of BUF at OFF.  If direct I/O is refused part way, hand
@@ -355,7 +365,10 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
                 ? write_hashed (job, fl, buf, r)
                 : write_at (job, fl, buf, r.off, r.len, r.off + r.len);
       if (ok)
-        add_bytes (job, r.len);
+        {
+          add_bytes (job, r.len);
+          fl->wrote = r.len;
+        }
       return;
     }
   if (job->offload)
@@ -409,7 +422,10 @@ copy_chunk (struct io_job *job, struct flags *fl, char *buf,
   struct io_range part = { r.off, got, false };
   bool written = got == 0 || write_hashed (job, fl, buf, part);
   if (written)
-    add_bytes (job, got);
+    {
+      add_bytes (job, got);
+      fl->wrote = got;
+    }
   if (got == r.len)
     return;
   pthread_mutex_lock (&job->lock);
@@ -472,7 +488,11 @@ take_chunk (struct io_job *job, struct io_range *r)
       if (got != 0 || !c->has_last || job->stop)
         {
           if (got > 0)
-            job->in_flight++;
+            {
+              job->in_flight++;
+              if (job->digest)
+                digest_pending (job->digest, r->off);
+            }
           return got;
         }
       while (job->in_flight > 0 && !job->stop)
@@ -482,6 +502,8 @@ take_chunk (struct io_job *job, struct io_range *r)
       *r = c->last;
       c->has_last = false;
       job->in_flight++;
+      if (job->digest)
+        digest_pending (job->digest, r->off);
       return 1;
     }
 }
@@ -514,7 +536,7 @@ work (void *arg)
   struct io_job *job = arg;
   /* Under the lock: a worker that has finished may be clearing them.  */
   pthread_mutex_lock (&job->lock);
-  struct flags fl = { job->read_flags, job->write_flags, -1 };
+  struct flags fl = { job->read_flags, job->write_flags, -1, 0 };
   pthread_mutex_unlock (&job->lock);
   for (;;)
     {
@@ -525,7 +547,11 @@ work (void *arg)
       pthread_mutex_unlock (&job->lock);
       if (!got)
         break;
+      fl.wrote = 0;
       copy_chunk (job, &fl, buf, r);
+      /* In file order, holding the buffer until its turn (digest.h).  */
+      if (job->digest)
+        digest_piece (job->digest, r.off, buf, fl.wrote);
       pthread_mutex_lock (&job->lock);
       end_task (job, buf);
       pthread_mutex_unlock (&job->lock);

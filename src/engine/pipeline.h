@@ -51,6 +51,7 @@ struct chunker
   struct io_range last;  /* the chunk that ends the file, set aside by a
                             hold_last job until nothing else is left */
   bool has_last;
+  struct engine_digest *digest;  /* told of the holes skipped, or NULL */
 };
 
 /* Take up C again at OFF: where a pass stopped (a stream's short read,
@@ -81,6 +82,8 @@ struct io_job
   struct verify_rec *verify;  /* record each piece's hash (under LOCK),
                                  or NULL */
   struct engine_meter *meter;  /* the caller's live count, or NULL */
+  struct engine_digest *digest;  /* hash what is written, in file order,
+                                    or NULL */
   /* Buffers there to take, one per chunk in flight.  */
   char *free_buf[ENGINE_MAX_DEPTH];
   unsigned int n_free;
