@@ -57,6 +57,27 @@ if command -v strace >/dev/null; then
   (cd d3 && sha256sum --quiet -c S) || fail "the refused copy's hash is wrong"
 fi
 
+# 2b. The order lost, and the destination not readable back (an existing
+#     file of mode 0200, written by a user who is not root): the copy is
+#     kept, the line is missing, and the status says so.
+if command -v strace >/dev/null && [ "$(id -u)" -eq 0 ]; then
+  chmod 755 "$work"
+  chmod 644 src/big
+  mkdir -m 777 d3b
+  echo old >d3b/big
+  chown nobody d3b/big
+  chmod 0200 d3b/big
+  evict src/big
+  expect 1 "$CP8M: cannot compute the checksum of 'd3b/big': Permission denied" \
+    trace -f -o /dev/null -u nobody -e trace=pwrite64 \
+    -e inject=pwrite64:error=EINVAL:when=3 \
+    "$CP8M" --direct=always --buffer-size=64K --queue-depth=16 \
+    --checksum-file=d3b/S src/big d3b/
+  [ ! -s d3b/S ] || fail "a line for a file that could not be hashed: $(cat d3b/S)"
+  chmod 0600 d3b/big
+  cmp src/big d3b/big || fail "the copy that could not be hashed differs"
+fi
+
 # 3. xxh3, checked by xxhsum where it is installed.
 mkdir d4
 if cp8M --checksum=xxh3 --checksum-file=d4/X src/big src/small src/sparse d4/ 2>err; then

@@ -76,7 +76,8 @@ struct copy_ctx
                              or failed) */
   unsigned long listings; /* directory listings walked so far */
   bool unverified;        /* --verify could not check a copy it kept
-                             (reread.h): the exit status is 1 */
+                             (reread.h), or --checksum-file could not
+                             hash one: the exit status is 1 */
 };
 
 /* A directory being copied, linked to its parents: one level of the

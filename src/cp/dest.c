@@ -364,7 +364,7 @@ dest_create (struct dest *d, struct cp8m_options const *o,
      serve where no other open can (an unnamed file without /proc, a mode
      that lets its owner only write).  Not a file that may exist already
      (through a symlink): that one must be opened as GNU cp opens it.  */
-  int accmode = o->verify ? O_RDWR : O_WRONLY;
+  int accmode = o->verify || o->checksum_file ? O_RDWR : O_WRONLY;
   size_t len = strlen (loc->rel);
   if (len > 0 && loc->rel[len - 1] == '/')
     {
@@ -434,7 +434,7 @@ dest_replace (struct dest *d, struct cp8m_options const *o,
       return false;
     }
   /* Owner-only until its mode is set below, past the umask.  */
-  int accmode = o->verify ? O_RDWR : O_WRONLY;
+  int accmode = o->verify || o->checksum_file ? O_RDWR : O_WRONLY;
   d->fd = open_tmpfile (loc, S_IRUSR | S_IWUSR, accmode);
   if (d->fd < 0 && tmpfile_refused (errno))
     d->fd = create_tempname (d, S_IRUSR | S_IWUSR, accmode);

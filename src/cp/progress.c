@@ -693,7 +693,7 @@ progress_finish (struct progress *p)
 {
   if (!p)
     return;
-  scan_stop (p->scan);
+  /* The monitor first: its ticks read the scan's totals.  */
   if (p->have_monitor)
     {
       atomic_store (&p->stop, true);
@@ -701,14 +701,16 @@ progress_finish (struct progress *p)
       pthread_join (p->monitor, NULL);
     }
   active = NULL;
+  /* The last number, though it came within a second of the one
+     before; then the scan can go.  */
+  int pct = p->numeric ? percent_now (p) : -1;
+  scan_stop (p->scan);
+  p->scan = NULL;
 
   flockfile (stderr);
   clear_locked (p);
   if (p->numeric)
     {
-      /* The last number, though it came within a second of the one
-         before.  */
-      int pct = percent_now (p);
       if (pct >= 0 && pct != p->last_pct)
         fprintf (stderr, "%d\n", pct);
     }

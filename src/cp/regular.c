@@ -38,8 +38,8 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
      for its reader.)  */
   int acc = O_WRONLY;
   struct stat st;
-  if (o->verify && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
-      && S_ISREG (st.st_mode))
+  if ((o->verify || o->checksum_file)
+      && fstatat (dst->dirfd, dst->rel, &st, 0) == 0 && S_ISREG (st.st_mode))
     acc = O_RDWR;
   /* --atomic replaces a regular file under its own name (a symlink's
      target is written through, as without it): opened for writing all
@@ -300,8 +300,19 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
          --attributes-only, not a pipe or device written to.  */
       if (ok && c->manifest && !o->attributes_only && have_dst_st
           && S_ISREG (dst_st.st_mode))
-        manifest_add (c->manifest, sst->st_dev, sst->st_ino, dst->name,
-                      c->digest.hex);
+        {
+          if (c->digest.hex[0])
+            manifest_add (c->manifest, sst->st_dev, sst->st_ino, dst->name,
+                          c->digest.hex);
+          else
+            {
+              /* The copy is kept (it is good), but what was asked for
+                 is not done: the status says so.  */
+              error (0, c->digest.err, "cannot compute the checksum of %s",
+                     quote_file (dst->name));
+              c->unverified = true;
+            }
+        }
     }
   else
     dest_abort (&d);

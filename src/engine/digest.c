@@ -147,6 +147,7 @@ digest_begin (struct engine_digest *d)
   s->first_hole = s->n_holes = 0;
   d->hex[0] = '\0';
   d->read_back = false;
+  d->err = 0;
   hash_reset (d);
   return true;
 }
@@ -158,8 +159,20 @@ digest_hole (struct engine_digest *d, off_t off, off_t len)
   if (len <= 0)
     return;
   pthread_mutex_lock (&s->lock);
-  if (s->first_hole > 0 && s->first_hole == s->n_holes)
-    s->first_hole = s->n_holes = 0;
+  /* Once the order is lost the holes are of no use; while it holds, the
+     list keeps only those ahead of the hash.  */
+  if (s->lost)
+    {
+      pthread_mutex_unlock (&s->lock);
+      return;
+    }
+  if (s->first_hole > 0 && s->first_hole >= s->n_holes / 2)
+    {
+      memmove (s->holes, s->holes + s->first_hole,
+               (s->n_holes - s->first_hole) * sizeof *s->holes);
+      s->n_holes -= s->first_hole;
+      s->first_hole = 0;
+    }
   if (s->n_holes == s->holes_cap)
     {
       size_t cap = s->holes_cap ? 2 * s->holes_cap : 16;

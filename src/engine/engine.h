@@ -90,6 +90,9 @@ struct engine_digest
                              engine_copy succeeds */
   bool read_back;         /* part of it came from reading the
                              destination back (the order was lost) */
+  int err;                /* why HEX is empty after a copy that
+                             succeeded (the destination could not be
+                             read back), or 0 */
   struct digest_state *state;  /* the engine's */
 };
 
