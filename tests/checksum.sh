@@ -59,7 +59,10 @@ fi
 
 # 2b. The order lost, and the destination not readable back (an existing
 #     file of mode 0200, written by a user who is not root): the copy is
-#     kept, the line is missing, and the status says so.
+#     kept, the line is missing, and the status says so.  The refused
+#     write is held for a second so that pieces after it are written
+#     first: without that a slow build (ASan) may refuse a piece before
+#     any later one was taken, and the order is never lost.
 if command -v strace >/dev/null && [ "$(id -u)" -eq 0 ]; then
   chmod 755 "$work"
   chmod 644 src/big
@@ -70,7 +73,7 @@ if command -v strace >/dev/null && [ "$(id -u)" -eq 0 ]; then
   evict src/big
   expect 1 "$CP8M: cannot compute the checksum of 'd3b/big': Permission denied" \
     trace -f -o /dev/null -u nobody -e trace=pwrite64 \
-    -e inject=pwrite64:error=EINVAL:when=3 \
+    -e inject=pwrite64:error=EINVAL:delay_enter=1s:when=3 \
     "$CP8M" --direct=always --buffer-size=64K --queue-depth=16 \
     --checksum-file=d3b/S src/big d3b/
   [ ! -s d3b/S ] || fail "a line for a file that could not be hashed: $(cat d3b/S)"
