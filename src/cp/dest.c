@@ -493,7 +493,7 @@ dest_describe (struct dest const *d)
    journal and flushes no device cache, which the name does not need
    (--sync flushes, sync.h); on 10,000 small files fdatasync took some
    4 times as long as this again.  The wait is one device round trip per
-   file written through the page cache (README, "Data safety", has its
+   file written through the page cache (the manual, "Data safety", has its
    cost); data written with direct I/O leaves nothing to wait for.
    Return true, or false after reporting.  */
 static bool

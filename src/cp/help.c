@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "engine/engine.h"
 #include "options.h"
 #include "progname.h"
 
@@ -276,4 +277,34 @@ declined at a -i prompt, or was kept by --update=none-fail.\n\
 ", stdout);
   printf ("\nReport bugs to %s.\n", PACKAGE_BUGREPORT);
   exit (status);
+}
+
+/* After version_etc's paragraphs: a packager (or a user filing a bug)
+   learns here which optional libraries this binary has, since a static
+   or musl build may lack some and then behaves differently (--verify
+   compares byte by byte without libxxhash, -p copies no ACLs without
+   libacl).  */
+void
+cp8m_print_build (void)
+{
+  char const *xxh = engine_hash_library (ENGINE_HASH_XXH3);
+  char const *dio = engine_dio_method ();
+  printf ("\nBuilt with:\n");
+#if USE_ACL
+  printf ("  ACLs (-p, -a, --preserve=mode): copied (libacl)\n");
+#else
+  printf ("  ACLs (-p, -a, --preserve=mode): not copied (no libacl)\n");
+#endif
+  printf ("  --verify: %s\n",
+          xxh ? "XXH3 hashes (libxxhash)" : "byte-by-byte comparison");
+  printf ("  --checksum: sha256 (%s)%s\n",
+          engine_hash_library (ENGINE_HASH_SHA256),
+          xxh ? ", xxh3 (libxxhash)" : "");
+  printf ("  direct I/O: %s\n", dio ? dio : "none");
+#ifdef __GLIBC__
+  printf ("  C library: glibc %d.%d", __GLIBC__, __GLIBC_MINOR__);
+#else
+  printf ("  C library: not glibc");
+#endif
+  printf (", linked %s\n", CP8M_STATIC ? "statically" : "dynamically");
 }

@@ -497,6 +497,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case VERSION_OPTION:
           version_etc (stdout, "cp8M", PACKAGE_NAME, PACKAGE_VERSION,
                        "the cp8M authors", (char *) NULL);
+          cp8m_print_build ();
           exit (EXIT_SUCCESS);
         default:
           cp8m_usage (EXIT_FAILURE);
@@ -535,7 +536,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
       error (0, 0, "--checksum needs --checksum-file=FILE");
       cp8m_usage (EXIT_FAILURE);
     }
-  if (o->checksum_file && !engine_hash_available (o->checksum))
+  if (o->checksum_file && !engine_hash_library (o->checksum))
     error (EXIT_FAILURE, 0, "this cp8M was built without libxxhash: "
            "--checksum=xxh3 is not available");
   /* The data must pass through cp8M to be hashed: no clone, no

@@ -157,4 +157,8 @@ bool cp8m_parse_size (char const *arg, size_t *size);
    with STATUS.  */
 _Noreturn void cp8m_usage (int status);
 
+/* The optional parts this binary was built with, after --version's
+   text: what a packager checks.  */
+void cp8m_print_build (void);
+
 #endif

@@ -52,14 +52,19 @@ struct digest_state
   } h;
 };
 
-bool
-engine_hash_available (enum engine_hash hash)
+char const *
+engine_hash_library (enum engine_hash hash)
 {
+  if (hash == ENGINE_HASH_XXH3)
 #ifdef HAVE_LIBXXHASH
-  (void) hash;
-  return true;
+    return "libxxhash";
 #else
-  return hash == ENGINE_HASH_SHA256;
+    return NULL;
+#endif
+#ifdef HAVE_LIBNETTLE
+  return "libnettle";
+#else
+  return "gnulib";
 #endif
 }
 

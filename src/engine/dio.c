@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include "dio.h"
+#include "engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -139,6 +140,12 @@ dio_method (void)
 #else
   return NULL;
 #endif
+}
+
+char const *
+engine_dio_method (void)
+{
+  return dio_method ();
 }
 
 char const *

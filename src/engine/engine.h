@@ -85,7 +85,7 @@ enum engine_hash { ENGINE_HASH_SHA256, ENGINE_HASH_XXH3 };
 struct engine_digest
 {
   enum engine_hash hash;  /* the caller's choice (XXH3 only with
-                             libxxhash: engine_hash_available) */
+                             libxxhash: engine_hash_library) */
   char hex[65];           /* the result in hexadecimal, set when
                              engine_copy succeeds */
   bool read_back;         /* part of it came from reading the
@@ -96,8 +96,13 @@ struct engine_digest
   struct digest_state *state;  /* the engine's */
 };
 
-/* Whether this build can make HASH.  */
-bool engine_hash_available (enum engine_hash hash);
+/* The code this build makes HASH with ("libnettle", "gnulib",
+   "libxxhash"), or NULL when it cannot make it.  */
+char const *engine_hash_library (enum engine_hash hash);
+
+/* How this build asks for direct I/O ("O_DIRECT", "directio",
+   "F_NOCACHE"), or NULL when it has no way: for --version.  */
+char const *engine_dio_method (void);
 
 /* Free what the engine keeps in D (its state, reused from file to
    file until then).  */

@@ -396,7 +396,7 @@ verify_run (struct verify_rec *rec, struct verify_io const *io,
     return vfail (vr, ENGINE_SIDE_WRITE, errno);
   if (fstat (io->src_fd, &src_st) != 0)
     return vfail (vr, ENGINE_SIDE_READ, errno);
-  /* Pipes and devices are what README says --verify does not check.  */
+  /* Pipes and devices are what the manual says --verify does not check.  */
   if (!S_ISREG (dst_st.st_mode))
     {
       vr->note = "the destination cannot be read back";
