@@ -20,7 +20,7 @@
 # what cp8M did to names reaches the disk soon after it did it, the order
 # that shows a name going ahead of its data.
 #
-# What must hold (src/cp/dest.h, README's "Data safety"):
+# What must hold (src/cp/dest.h, the manual's "Data safety"):
 #   new destinations        absent or complete: never short, never wrong;
 #   existing destinations   overwritten in place (same inode), never
 #                           absent (old contents are shorter than the
