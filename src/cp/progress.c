@@ -57,6 +57,8 @@ struct progress
 
   bool numeric;             /* --progress=numeric: percentages, a line each */
   bool counts_verify;       /* --verify: reading back is in the total */
+  bool no_data;              /* -l, -s, --attributes-only: nothing to
+                                count, so no scan and no total */
 
   pthread_mutex_t lock;     /* guards NAME, FILES_DONE and PHASE */
   char name[NAME_MAX_SHOWN];
@@ -304,7 +306,8 @@ format_line (struct progress *p, char *out, size_t size, int width)
   unsigned long long total = tot.bytes * (p->o->verify ? 2 : 1);
   if (!tot.done)
     {
-      snprintf (part[P_BYTES], sizeof part[P_BYTES], "%s (counting)", now);
+      snprintf (part[P_BYTES], sizeof part[P_BYTES],
+                p->no_data ? "%s" : "%s (counting)", now);
       snprintf (part[P_FILES], sizeof part[P_FILES], "files %lu", files);
     }
   else
@@ -608,8 +611,8 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
      monitor's sigtimedwait takes them.  */
   progress_block_signals ();
   /* The scan first: the monitor reads P->scan from its first tick.  */
-  if ((p->live || p->plain || p->numeric) && !o->attributes_only
-      && !o->hard_link && !o->symbolic_link)
+  p->no_data = o->attributes_only || o->hard_link || o->symbolic_link;
+  if ((p->live || p->plain || p->numeric) && !p->no_data)
     p->scan = scan_start (o, sources, n);
   p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
                                        MONITOR_STACK);
@@ -703,7 +706,7 @@ progress_finish (struct progress *p)
   active = NULL;
   /* The last number, though it came within a second of the one
      before; then the scan can go.  */
-  int pct = p->numeric ? percent_now (p) : -1;
+  int pct = !p->numeric ? -1 : p->no_data ? 100 : percent_now (p);
   scan_stop (p->scan);
   p->scan = NULL;
 
