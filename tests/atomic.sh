@@ -73,6 +73,17 @@ cp8M --atomic --verify --sync --debug new dst >out ||
 cmp new dst || fail "--atomic --verify --sync: the copy differs"
 grep -q "^destination: existing file, replaced by a new one when complete (--atomic)$" out ||
   fail "--debug: $(grep destination out)"
+# With --sync the rename itself is made durable: the directory is
+# flushed after it (without that a power loss may bring the old file
+# back, though the exit status said the copy was on stable storage).
+if command -v strace >/dev/null; then
+  cp old dst
+  trace -f -y -o calls -e trace=fsync,renameat,renameat2 \
+    cp8M --atomic --sync new dst || fail "--atomic --sync under strace failed"
+  awk -v d="<$(pwd -P)>" '/rename/ { r = 1 }
+    r && /fsync\(/ && index($0, d ")") { ok = 1 } END { exit !ok }' calls ||
+    fail "--atomic --sync: no flush of the directory after the rename: $(cat calls)"
+fi
 
 # 5. A symbolic link is written through, in place, as without --atomic;
 #    a new destination is made as ever.

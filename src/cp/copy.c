@@ -665,10 +665,13 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
 
   /* --sync: the entries of DST's directory changed unless DST was a
      directory merged into or a file rewritten in place (a copy that
-     failed early may count too: one flush too many is harmless).  */
+     failed early may count too: one flush too many is harmless).
+     --atomic renames a new file over the old one: the rename is in the
+     directory, and without its flush a power loss may bring the old
+     file back.  */
   bool kept = have_dst_st && !dst_new && !earlier
               && (dst_is_dir
-                  || (!o->symbolic_link && !o->hard_link
+                  || (!o->symbolic_link && !o->hard_link && !o->atomic
                       && (S_ISREG (smode)
                           || (o->copy_as_regular && !S_ISLNK (smode)))));
   if (o->sync && !kept)
