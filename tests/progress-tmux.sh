@@ -94,6 +94,14 @@ cp8M --progress=numeric --verify --bwlimit=8M big out2 2>nums ||
 # and a script's gauge still gets its 100 at the end.
 cp8M -l --progress=numeric big big.link 2>nums || fail "numeric -l failed"
 [ "$(cat nums)" = 100 ] || fail "--progress=numeric -l printed: $(cat nums)"
+# The final line counts the files copied, not one that failed (past
+# ulimit -f here).
+mkdir fz
+echo small >small
+(ulimit -f 1024; exec cp8M --progress=always big small fz/) 2>plain &&
+  fail "a copy past ulimit -f succeeded"
+[ "$(tail -n 1 plain | sed 's/.*, //')" = "1 file" ] ||
+  fail "the final line after a failed file: $(tail -n 1 plain)"
 # Hard links kept as links (-a) count once in the totals, as they are
 # copied once: the line's "files 0/2" and the final "2 files" agree.
 mkdir -p tree

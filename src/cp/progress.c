@@ -63,6 +63,8 @@ struct progress
   pthread_mutex_t lock;     /* guards NAME, FILES_DONE and PHASE */
   char name[NAME_MAX_SHOWN];
   unsigned long files_done;
+  unsigned long files_copied;  /* of those, the ones copied: the final
+                                  line's count */
   char const *phase;        /* "verifying", "syncing", or NULL */
 
   /* Under the stderr lock (flockfile): both threads write there.  */
@@ -682,12 +684,13 @@ progress_phase (struct progress *p, char const *phase)
 }
 
 void
-progress_file_end (struct progress *p)
+progress_file_end (struct progress *p, bool copied)
 {
   if (!p)
     return;
   pthread_mutex_lock (&p->lock);
   p->files_done++;
+  p->files_copied += copied;
   pthread_mutex_unlock (&p->lock);
 }
 
@@ -727,7 +730,7 @@ progress_finish (struct progress *p)
       human (all, sizeof all, bytes);
       human (speed, sizeof speed, t > 0 ? bytes / t : 0);
       fprintf (stderr, "copied %s in %.1f s (%s/s), %lu file%s\n", all, t,
-               speed, p->files_done, p->files_done == 1 ? "" : "s");
+               speed, p->files_copied, p->files_copied == 1 ? "" : "s");
     }
   funlockfile (stderr);
   pthread_mutex_destroy (&p->lock);

@@ -54,8 +54,9 @@ void progress_file_begin (struct progress *p, char const *name);
    when it is back to copying): the line shows it.  P may be NULL.  */
 void progress_phase (struct progress *p, char const *phase);
 
-/* The file begun last is done, copied or not.  P may be NULL.  */
-void progress_file_end (struct progress *p);
+/* The file begun last is done; COPIED: it was copied (the final line
+   counts only those).  P may be NULL.  */
+void progress_file_end (struct progress *p, bool copied);
 
 /* Stop the threads; if a progress line was shown (or with
    --progress=always), replace it with the final line: bytes, elapsed

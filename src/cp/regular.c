@@ -334,7 +334,7 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   c->file_debug = &dbg;
   progress_file_begin (c->progress, src->name);
   bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
-  progress_file_end (c->progress);
+  progress_file_end (c->progress, ok);
   c->file_debug = NULL;
   if (ok)
     stats_file (c->stats, o->attributes_only ? NULL : &dbg.res,
