@@ -294,10 +294,7 @@ main (int argc, char **argv)
           cp8m_usage (EXIT_FAILURE);
         }
       if (first < argc)
-        {
-          error (0, 0, "extra operand %s", quote (argv[first]));
-          cp8m_usage (EXIT_FAILURE);
-        }
+        usage_error ("extra operand %s", argv[first]);
       return limit_send (o.limit_pid, o.bwlimit) ? EXIT_SUCCESS
                                                  : EXIT_FAILURE;
     }
