@@ -262,6 +262,11 @@ if ! zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
   note "zsh has no zpty module: its completion is not tested"
   exit 0
 fi
+# A container or chroot without /dev/pts has no pseudo-terminal to give.
+if ! zsh -fc 'zmodload zsh/zpty && zpty t true && zpty -d t' >/dev/null 2>&1; then
+  note "no pseudo-terminal (/dev/pts): zsh's completion is not tested"
+  exit 0
+fi
 
 # The driver starts an interactive zsh on a pseudo-terminal (no rc files,
 # ZDOTDIR here, compinit over a copy of _cp8M alone), types each LINE and
