@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canonicalize.h"
 #include "diag.h"
 #include "dirname.h"
 #include "filenamecat.h"
@@ -35,40 +36,17 @@ struct manifest
 };
 
 /* NAME made absolute from CWD, and "." and ".." taken out as words (no
-   symbolic link is followed: the copy's names are words too).  */
+   symbolic link is followed: the copy's names are words too).  Made
+   absolute here, from the directory read once, so that canonicalize
+   has nothing to ask the system.  */
 static char *
 absolute (char const *cwd, char const *name)
 {
   char *whole = name[0] == '/' ? xstrdup (name)
                 : file_name_concat (cwd, name, NULL);
-  char *out = xmalloc (strlen (whole) + 2);
-  size_t n = 0;
-  for (char *p = whole; *p; )
-    {
-      while (*p == '/')
-        p++;
-      char *end = p + strcspn (p, "/");
-      size_t len = end - p;
-      if (len == 0 || (len == 1 && p[0] == '.'))
-        ;
-      else if (len == 2 && p[0] == '.' && p[1] == '.')
-        {
-          while (n > 0 && out[n - 1] != '/')
-            n--;
-          if (n > 0)
-            n--;
-        }
-      else
-        {
-          out[n++] = '/';
-          memcpy (out + n, p, len);
-          n += len;
-        }
-      p = end;
-    }
-  if (n == 0)
-    out[n++] = '/';
-  out[n] = '\0';
+  char *out = canonicalize_filename_mode (whole, CAN_MISSING | CAN_NOLINKS);
+  if (!out)
+    xalloc_die ();   /* the one failure left with CAN_MISSING */
   free (whole);
   return out;
 }
