@@ -20,6 +20,16 @@ drop_caches () {
   fi
 }
 
+# evict FILE...: these files only out of the page cache (their dirty
+# pages written first, then their clean ones dropped), for a cold run
+# that leaves the rest of the machine's cache alone (bench/demo).
+evict () {
+  for _f; do
+    dd of="$_f" oflag=nocache conv=notrunc,fdatasync count=0 status=none &&
+      dd if="$_f" iflag=nocache count=0 status=none || return 1
+  done
+}
+
 # timed_copy DST COMMAND...: drop caches, run COMMAND (which writes DST,
 # a file or a tree, removed first), then sync so dirty pages count
 # against the tool that made them.  Sets wall (seconds) and growth_mib
