@@ -45,9 +45,9 @@ absolute (char const *cwd, char const *name)
   char *whole = name[0] == '/' ? xstrdup (name)
                 : file_name_concat (cwd, name, NULL);
   char *out = canonicalize_filename_mode (whole, CAN_MISSING | CAN_NOLINKS);
+  free (whole);
   if (!out)
     xalloc_die ();   /* the one failure left with CAN_MISSING */
-  free (whole);
   return out;
 }
 
