@@ -73,8 +73,11 @@ seed=${POWERCUT_SEED:-$(($(od -An -N4 -tu4 /dev/urandom) % 1000000000))}
 copier=${POWERCUT_CP:-cp8M}
 modes=${POWERCUT_MODES:-new new--sync existing existing--sync}
 note "seed $seed (POWERCUT_SEED=$seed replays these moments), $rounds cuts per mode, $copier"
-awk -v s="$seed" -v n=$((rounds * $(echo $modes | wc -w))) \
-  'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.6f\n", rand() }' \
+# The first cut of each mode is drawn from the first half of the bytes,
+# where it cannot miss the copy (see the end).
+awk -v s="$seed" -v n=$((rounds * $(echo $modes | wc -w))) -v r="$rounds" \
+  'BEGIN { srand(s)
+           for (i = 0; i < n; i++) printf "%.6f\n", (i % r ? 1.15 : 0.5) * rand() }' \
   >"$work/fractions"
 drawn=0
 
@@ -332,7 +335,7 @@ classify () {
 
 # ---- the modes ----
 
-cuts=0 during=0
+cuts=0 during=0 missed=
 for mode in $modes; do
   case " new new--sync existing existing--sync " in
     *" $mode "*) ;;
@@ -345,16 +348,18 @@ for mode in $modes; do
   r=0
   while [ $r -lt "$rounds" ]; do
     # The moment: when the copy has written a share of the tree's bytes
-    # drawn from [0, 1.15); past 1, as soon as it has ended (for
-    # --sync's status 0).
+    # drawn from [0, 1.15) ([0, 0.5) for a mode's first cut); past 1, as
+    # soon as it has ended (for --sync's status 0).
     drawn=$((drawn + 1))
     at=$(sed -n "${drawn}p" "$work/fractions" |
-         awk -v t="$total" '{ printf "%d\n", 1.15 * t * $1 }')
+         awk -v t="$total" '{ printf "%d\n", t * $1 }')
     start_run "$kind" "$sync"
     wait_written "$at"
     cut
     classify "$mode" "$kind" "$sync"
     [ $ended = 1 ] || during=$((during + 1))
+    [ $((at * 2)) -ge "$total" ] || [ $ended = 0 ] ||
+      missed="$missed, $mode at $((at / 1024)) KiB"
     cuts=$((cuts + 1)) r=$((r + 1))
     note "$mode: cut at $((at / 1024)) KiB of $((total / 1024))$([ $ended = 0 ] ||
       echo ", after the end"): $cut_counts"
@@ -364,7 +369,14 @@ done
 
 note "all $cuts cuts ($during during the copy): absent $absent, complete $complete, short $short, wrong $wrong (zeros $zeros)"
 [ $nbad -eq 0 ] || fail "$nbad broken promises (above), the first: $first_bad"
-# A torture whose cuts all come after the copy tests little.
-[ $((during * 2)) -ge $cuts ] ||
-  fail "only $during of $cuts cuts landed during the copy"
+# A torture whose cuts come after the copy tests little.  The copy's
+# direct writes pass the throttle 8 MiB at a time, so a cut drawn in the
+# last big file waits for its whole buffer, and the copy often ends
+# before the next look: a third of all draws, and by chance more than
+# half of a run's 12 (a CI run failed on that).  A cut drawn in the first
+# half still has a buffer at the throttle's pace (a quarter of a second)
+# to come after it, so it lands during the copy unless the copy ran far
+# faster than that pace.
+[ -z "$missed" ] ||
+  fail "cuts in the first half of the bytes came after the end (the copy ended too soon to be cut)$missed"
 exit 0
