@@ -198,23 +198,123 @@ rate_milli_mib (uintmax_t bytes, uintmax_t us)
                       / (1024.0L * 1024 * us) + 0.5L);
 }
 
+/* The length of the UTF-8 sequence that starts S, or 0 when S does not
+   start one (a stray byte, an overlong form, a surrogate, past
+   U+10FFFF).  S ends with a null byte, which no continuation matches.  */
+static int
+utf8_length (unsigned char const *s)
+{
+  unsigned char c = s[0];
+  int n;
+  unsigned char lo = 0x80, hi = 0xbf;   /* the second byte's range */
+  if (c < 0x80)
+    return 1;
+  else if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c >= 0xe0 && c <= 0xef)
+    {
+      n = 3;
+      lo = c == 0xe0 ? 0xa0 : 0x80;
+      hi = c == 0xed ? 0x9f : 0xbf;
+    }
+  else if (c >= 0xf0 && c <= 0xf4)
+    {
+      n = 4;
+      lo = c == 0xf0 ? 0x90 : 0x80;
+      hi = c == 0xf4 ? 0x8f : 0xbf;
+    }
+  else
+    return 0;
+  if (s[1] < lo || s[1] > hi)
+    return 0;
+  for (int i = 2; i < n; i++)
+    if (s[i] < 0x80 || s[i] > 0xbf)
+      return 0;
+  return n;
+}
+
+/* Whether S is all UTF-8.  */
+static bool
+is_utf8 (char const *s)
+{
+  for (unsigned char const *p = (unsigned char const *) s; *p; )
+    {
+      int n = utf8_length (p);
+      if (!n)
+        return false;
+      p += n;
+    }
+  return true;
+}
+
 /* S as JSON's string: quotes, backslashes and control characters
-   escaped.  */
+   escaped, and each byte that is not part of UTF-8 written as U+FFFD,
+   so that the file is UTF-8 whatever the names hold (json_name keeps
+   their bytes).  */
 static void
 json_string (FILE *f, char const *s)
 {
   putc ('"', f);
-  for (; *s; s++)
+  for (unsigned char const *p = (unsigned char const *) s; *p; )
     {
-      unsigned char ch = *s;
-      if (ch == '"' || ch == '\\')
-        fprintf (f, "\\%c", ch);
-      else if (ch < 0x20)
-        fprintf (f, "\\u%04x", ch);
+      int n = utf8_length (p);
+      if (!n)
+        {
+          fputs ("\\ufffd", f);
+          p++;
+        }
+      else if (*p == '"' || *p == '\\')
+        fprintf (f, "\\%c", *p++);
+      else if (*p < 0x20)
+        fprintf (f, "\\u%04x", *p++);
       else
-        putc (ch, f);
+        {
+          fwrite (p, 1, n, f);
+          p += n;
+        }
     }
   putc ('"', f);
+}
+
+/* The LEN bytes at P in base64 (RFC 4648, with padding).  */
+static void
+base64 (FILE *f, unsigned char const *p, size_t len)
+{
+  static char const a[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < len; i += 3)
+    {
+      unsigned long v = (unsigned long) p[i] << 16;
+      if (i + 1 < len)
+        v |= p[i + 1] << 8;
+      if (i + 2 < len)
+        v |= p[i + 2];
+      putc (a[v >> 18], f);
+      putc (a[v >> 12 & 63], f);
+      putc (i + 1 < len ? a[v >> 6 & 63] : '=', f);
+      putc (i + 2 < len ? a[v & 63] : '=', f);
+    }
+}
+
+/* The member KEY with the string S, or null when S is NULL; and when S
+   is not UTF-8 (a name in another encoding), the member KEY_base64 with
+   its exact bytes.  */
+static void
+json_name (FILE *f, char const *key, char const *s)
+{
+  fprintf (f, "\"%s\":", key);
+  if (!s)
+    {
+      fputs ("null", f);
+      return;
+    }
+  json_string (f, s);
+  if (!is_utf8 (s))
+    {
+      fprintf (f, ",\"%s_base64\":\"", key);
+      base64 (f, (unsigned char const *) s, strlen (s));
+      putc ('"', f);
+    }
 }
 
 /* T as a JSON object: {"reason": files, ...}, reasons in LOC.  */
@@ -396,18 +496,12 @@ json_failures (FILE *f)
   fputs (",\"failures\":[", f);
   for (size_t i = 0; i < n; i++)
     {
-      fputs (i ? ",{\"source\":" : "{\"source\":", f);
-      if (v[i].source)
-        json_string (f, v[i].source);
-      else
-        fputs ("null", f);
-      fputs (",\"destination\":", f);
-      if (v[i].destination)
-        json_string (f, v[i].destination);
-      else
-        fputs ("null", f);
-      fputs (",\"message\":", f);
-      json_string (f, v[i].message);
+      fputs (i ? ",{" : "{", f);
+      json_name (f, "source", v[i].source);
+      putc (',', f);
+      json_name (f, "destination", v[i].destination);
+      putc (',', f);
+      json_name (f, "message", v[i].message);
       putc ('}', f);
     }
   putc (']', f);
