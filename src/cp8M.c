@@ -41,6 +41,7 @@
 #include "filenamecat.h"
 #include "cp/options.h"
 #include "cp/parents.h"
+#include "cp/report.h"
 #include "cp/sync.h"
 #include "cp/stats.h"
 #include "cp/progress.h"
@@ -163,6 +164,23 @@ copy_top (struct copy_ctx *c, char const *src, struct loc const *d,
   return ok;
 }
 
+/* The name the copy of the operand ARG gets in the target directory
+   T->dir (to free), and in *REL where its part below T->dir starts: the
+   whole operand with --parents, else its last component ("." for
+   "..": 'cp -R src/.. dest' copies into dest itself).  */
+static char *
+copy_name (struct cp8m_options const *o, struct target const *t,
+           char const *arg, char **rel)
+{
+  char *plain = xstrdup (o->parents ? arg : last_component (arg));
+  strip_slashes (plain);
+  if (!o->parents && strcmp (plain, "..") == 0)
+    strcpy (plain, ".");
+  char *dst = file_name_concat (t->dir, plain, rel);
+  free (plain);
+  return dst;
+}
+
 /* Copy the operand ARG into the target directory.  */
 static bool
 copy_into (struct copy_ctx *c, struct target const *t, char *arg)
@@ -172,12 +190,10 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
     strip_slashes (arg);
 
   bool ok;
+  char *rel;
+  char *dst = copy_name (o, t, arg, &rel);
   if (o->parents)
     {
-      char *plain = xstrdup (arg);
-      strip_slashes (plain);
-      char *rel;
-      char *dst = file_name_concat (t->dir, plain, &rel);
       /* An absolute operand (cp --parents /etc/fstab dir) is copied
          under the target all the same: *at () calls would take REL with
          its leading '/' as the source's own path on the live system.
@@ -206,21 +222,13 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
         parents_sync (&made, t->dirfd, c->sync_dirs);
       parents_free (&made);
       free (dst);
-      free (plain);
       return ok;
     }
 
-  char *base = xstrdup (last_component (arg));
-  strip_slashes (base);
-  /* 'cp -R src/.. dest' copies into dest itself, not dest/..  */
-  if (strcmp (base, "..") == 0)
-    strcpy (base, ".");
-  char *dst = file_name_concat (t->dir, base, NULL);
-  /* BASE: a last component, relative to the target directory.  */
-  struct loc d = { t->dirfd, base, dst, false };
+  /* REL: a last component, relative to the target directory.  */
+  struct loc d = { t->dirfd, rel, dst, false };
   ok = copy_top (c, arg, &d, &d);
   free (dst);
-  free (base);
   return ok;
 }
 
@@ -242,11 +250,13 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
   return xstrdup (dest);
 }
 
-/* What --stats-file needs at the end, for a run that exits early.  */
+/* What --stats-file needs at the end, for a run that exits early.
+   Static, as the signal handler writes the file through FILE too.  */
 static struct ending
 {
   struct cp8m_options const *o;
   struct stats *stats;
+  struct whole file;
   bool written;
   uintmax_t buffer_bytes;
 } ending;
@@ -257,10 +267,13 @@ static bool
 write_stats_file (int exit_status)
 {
   ending.written = true;
+  /* For good: a signal that comes now finds the report said, and leaves
+     the status it says.  */
+  dest_hold_signals ();
   struct stats_end e = { exit_status, diag_error_count (),
                          ending.buffer_bytes, ending.o->verify,
                          ending.o->sync, sync_failures () };
-  return stats_file_write (ending.o->stats_file, ending.stats, &e);
+  return stats_file_write (&ending.file, ending.stats, &e);
 }
 
 /* An exit before the end of main is a failure (error () with a status,
@@ -270,6 +283,85 @@ write_stats_file_at_exit (void)
 {
   if (!ending.written)
     write_stats_file (EXIT_FAILURE);
+}
+
+/* The report files asked for, in R (N of them), each prepared in its W:
+   what each name stands for is known, nothing is written yet.  */
+struct reports
+{
+  struct whole sums;
+  struct report r[2];
+  int n;
+};
+
+/* Learn what FILE, the report WHAT, stands for, into W; exit if it
+   cannot be one (a directory, an empty name).  */
+static void
+prepare_report (struct reports *rs, struct whole *w, char const *file,
+                char const *what)
+{
+  if (!whole_prepare (w, file))
+    error (EXIT_FAILURE, errno, "cannot create %s %s", what,
+           quote_file (file));
+  rs->r[rs->n++] = (struct report) { w, what };
+}
+
+/* Before the target is resolved: exit if a report is one of the N
+   operands FILES, lies in a tree copied, or is the other report.  */
+static void
+check_reports (struct reports const *rs, struct cp8m_options const *o,
+               int n, char **files)
+{
+  for (int i = 0; i < rs->n; i++)
+    report_check_operands (&rs->r[i], files, n, !o->target_directory,
+                           o->recursive);
+  if (rs->n == 2)
+    report_check_pair (&rs->r[0], &rs->r[1]);
+}
+
+/* With the target T resolved: whether no report is where a copy goes
+   (false after a message).  */
+static bool
+reports_clear_of_copies (struct reports const *rs,
+                         struct cp8m_options const *o,
+                         struct target const *t)
+{
+  bool ok = true;
+  for (int i = 0; i < t->n_sources && ok; i++)
+    {
+      char const *src = t->sources[i];
+      char *dst = t->dest ? xstrdup (t->dest) : copy_name (o, t, src, NULL);
+      for (int j = 0; j < rs->n && ok; j++)
+        ok = report_check_copy (&rs->r[j], src, dst, o->recursive);
+      free (dst);
+    }
+  return ok;
+}
+
+/* Before any copy: open what the reports are written into, and write
+   the "running" statistics; exit if one cannot be.  */
+static void
+begin_reports (struct reports const *rs, bool sync)
+{
+  for (int i = 0; i < rs->n; i++)
+    if (!whole_begin (rs->r[i].w))
+      {
+        if (rs->r[i].w == &ending.file)
+          ending.written = true;
+        error (EXIT_FAILURE, errno, "cannot create %s %s", rs->r[i].what,
+               quote_file (rs->r[i].w->file));
+      }
+  /* A signal while "running" is written comes after it, and finds the
+     "killed" object armed.  (Not held above: a FIFO's open waits for
+     its reader, and must stay open to SIGINT.)  */
+  dest_hold_signals ();
+  bool ok = !ending.o || stats_file_begin (&ending.file, sync);
+  dest_release_signals ();
+  if (!ok)
+    {
+      ending.written = true;
+      exit (EXIT_FAILURE);
+    }
 }
 
 int
@@ -299,29 +391,45 @@ main (int argc, char **argv)
                                                  : EXIT_FAILURE;
     }
 
-  /* --stats-file is written at every end: one that exits early (a
-     missing target directory) too, by the atexit handler.  A file that
-     cannot be written is known before any copy.  */
+  /* The report files (report.h, whole.h): a directory, an empty name,
+     or one of the operands is refused before anything is written.  */
+  struct reports rs = { .n = 0 };
   if (o.stats_file)
+    prepare_report (&rs, &ending.file, o.stats_file, "statistics file");
+  if (o.checksum_file)
+    prepare_report (&rs, &rs.sums, o.checksum_file, "checksum file");
+  int n_files = argc - first;
+  /* One operand without -t is a usage error (resolve_target): no
+     report is written then, as none could be checked.  */
+  bool checkable = n_files >= 2 || o.target_directory;
+  if (checkable)
+    check_reports (&rs, &o, n_files, argv + first);
+
+  /* --stats-file is written at every end: one that exits early (a
+     missing target directory) too, by the atexit handler.  */
+  if (o.stats_file && checkable)
     {
-      if (!stats_file_check (o.stats_file))
-        error (EXIT_FAILURE, errno, "cannot create statistics file %s",
-               quote_file (o.stats_file));
       diag_keep_failures ();
-      ending = (struct ending) { .o = &o, .stats = &stats };
+      ending.o = &o;
+      ending.stats = &stats;
       atexit (write_stats_file_at_exit);
     }
 
   struct target t;
-  resolve_target (&o, argc - first, argv + first, &t);
-  /* Before any copy: a checksum file that cannot be written, or that
-     lies in a tree being copied, stops the run here.  */
-  struct manifest *manifest = o.checksum_file
-    ? manifest_start (o.checksum_file, o.checksum, t.sources, t.n_sources,
-                      o.recursive)
-    : NULL;
+  resolve_target (&o, n_files, argv + first, &t);
+  if (!reports_clear_of_copies (&rs, &o, &t))
+    {
+      /* Refused: the statistics file is left as it was too.  */
+      ending.written = true;
+      return EXIT_FAILURE;
+    }
 
+  /* Before the reports are begun: a fatal signal from now on writes the
+     statistics file's "killed" object.  */
   dest_install_signals ();
+  begin_reports (&rs, o.sync);
+  struct manifest *manifest = o.checksum_file
+    ? manifest_start (&rs.sums, o.checksum) : NULL;
   /* Before the engine makes any thread: it blocks the status signals.  */
   struct engine_meter meter = { 0 };
   atomic_init (&meter.limit, o.bwlimit > UINTPTR_MAX ? UINTPTR_MAX
@@ -415,5 +523,7 @@ main (int argc, char **argv)
   budget_free (&mem.budget);
   if (t.dirfd >= 0)
     close (t.dirfd);
+  if (o.checksum_file)
+    whole_free (&rs.sums);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;
 }

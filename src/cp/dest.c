@@ -22,6 +22,7 @@
 
 #include "diag.h"
 #include "progress.h"
+#include "whole.h"
 #include "dirname.h"
 #include "error.h"
 #include "renameatu.h"
@@ -109,6 +110,8 @@ on_fatal_signal (int sig, siginfo_t *info, void *context)
               pending.backup_of);
   /* Once: another fatal signal may be pending behind this one.  */
   pending.remove = pending.restore = 0;
+  /* --stats-file: the run did not end, and SIG ended it.  */
+  whole_on_fatal_signal (sig);
   progress_clear_from_signal ();
   /* Die of the same signal, so the caller sees what happened.  */
   signal (sig, SIG_DFL);

@@ -24,10 +24,12 @@
 
 struct manifest
 {
-  char *file;           /* as the user gave it, for messages and rename */
-  char *dir;            /* its directory, absolute, as written */
-  char *real_dir;       /* the same with symbolic links resolved */
-  char *cwd;            /* where relative destination names start */
+  struct whole *w;      /* the file, prepared and begun */
+  char *real_dir;       /* its directory, absolute, without symbolic
+                           links: the names are relative to it */
+  char *last_dir;       /* the directory of the last copy listed, as
+                           named, */
+  char *last_real;      /* and the same without symbolic links */
   enum engine_hash hash;
   struct seen *hashes;  /* source file (dev, ino) -> its copy's hash, for
                            later names made hard links */
@@ -35,77 +37,53 @@ struct manifest
   size_t len, alloc;
 };
 
-/* NAME made absolute from CWD, and "." and ".." taken out as words (no
-   symbolic link is followed: the copy's names are words too).  Made
-   absolute here, from the directory read once, so that canonicalize
-   has nothing to ask the system.  */
-static char *
-absolute (char const *cwd, char const *name)
-{
-  char *whole = name[0] == '/' ? xstrdup (name)
-                : file_name_concat (cwd, name, NULL);
-  char *out = canonicalize_filename_mode (whole, CAN_MISSING | CAN_NOLINKS);
-  free (whole);
-  if (!out)
-    xalloc_die ();   /* the one failure left with CAN_MISSING */
-  return out;
-}
-
-/* PATH below DIR: the rest of it, or NULL.  */
-static char const *
-below (char const *path, char const *dir)
-{
-  size_t n = strlen (dir);
-  if (n == 1)
-    return path + 1;   /* DIR is "/" */
-  return strncmp (path, dir, n) == 0 && path[n] == '/' ? path + n + 1 : NULL;
-}
-
 struct manifest *
-manifest_start (char const *file, enum engine_hash hash,
-                char *const *sources, int n, bool recursive)
+manifest_start (struct whole *w, enum engine_hash hash)
 {
   struct manifest *m = xzalloc (sizeof *m);
-  m->file = xstrdup (file);
+  m->w = w;
   m->hash = hash;
-  /* glibc and musl allocate it (POSIX leaves a null buffer open).  */
-  m->cwd = getcwd (NULL, 0);
-  if (!m->cwd)
-    error (EXIT_FAILURE, errno, "cannot get the current directory");
-  char *abs = absolute (m->cwd, file);
-  m->dir = dir_name (abs);
-  free (abs);
-  m->real_dir = realpath (m->dir, NULL);
-  if (!m->real_dir || !whole_check (file))
+  /* Standard output's list is read from where the run was started.  */
+  char *dir = w->kind == WHOLE_STDOUT ? xstrdup (".") : dir_name (w->file);
+  m->real_dir = realpath (dir, NULL);
+  if (!m->real_dir)
     error (EXIT_FAILURE, errno, "cannot create checksum file %s",
-           quote_file (file));
-  /* Inside a directory being copied, the copy would take the file as
-     it stood: refused, as GNU cp refuses to copy a directory into
-     itself.  */
-  for (int i = 0; recursive && i < n; i++)
-    {
-      struct stat st;
-      char *src = stat (sources[i], &st) == 0 && S_ISDIR (st.st_mode)
-                  ? realpath (sources[i], NULL) : NULL;
-      if (src && (strcmp (src, m->real_dir) == 0
-                  || below (m->real_dir, src)))
-        error (EXIT_FAILURE, 0, "cannot write checksum file %s inside %s, "
-               "which is being copied", quote_file_n (0, file),
-               quote_file_n (1, sources[i]));
-      free (src);
-    }
+           quote_file (w->file));
+  free (dir);
   m->hashes = seen_new ();
   return m;
+}
+
+/* DST's real name: its directory's, without symbolic links or dots (so
+   that "link/../g" is where the kernel put it), and its last component.
+   Asked of the system once for the files of one directory.  */
+static char *
+real_name (struct manifest *m, char const *dst)
+{
+  char *dir = dir_name (dst);
+  if (!m->last_dir || strcmp (dir, m->last_dir) != 0)
+    {
+      free (m->last_dir);
+      free (m->last_real);
+      m->last_dir = dir;
+      /* NULL if it went away meanwhile: the name is then as given.  */
+      m->last_real = realpath (dir, NULL);
+    }
+  else
+    free (dir);
+  if (!m->last_real)
+    return canonicalize_filename_mode (dst, CAN_MISSING | CAN_NOLINKS);
+  return file_name_concat (m->last_real, last_component (dst), NULL);
 }
 
 /* Append the line for the copy DST, of hash HEX.  */
 static void
 add_line (struct manifest *m, char const *dst, char const *hex)
 {
-  char *abs = absolute (m->cwd, dst);
-  char const *name = below (abs, m->dir);
-  if (!name)
-    name = below (abs, m->real_dir);
+  char *abs = real_name (m, dst);
+  if (!abs)
+    xalloc_die ();   /* the one failure left with CAN_MISSING */
+  char const *name = whole_below (abs, m->real_dir);
   if (!name)
     name = abs;
   /* As sha256sum writes such names, and its -c reads them: the line
@@ -164,15 +142,15 @@ manifest_finish (struct manifest *m, bool sync)
 {
   if (!m)
     return true;
-  bool ok = whole_write (m->file, m->text ? m->text : "", m->len, sync);
+  bool ok = whole_write (m->w, m->text ? m->text : "", m->len, sync);
   if (!ok)
-    error (0, errno, "cannot write checksum file %s", quote_file (m->file));
+    error (0, errno, "cannot write checksum file %s",
+           quote_file (m->w->file));
   seen_free (m->hashes);
   free (m->text);
-  free (m->file);
-  free (m->dir);
   free (m->real_dir);
-  free (m->cwd);
+  free (m->last_dir);
+  free (m->last_real);
   free (m);
   return ok;
 }

@@ -14,16 +14,15 @@
 #include <sys/types.h>
 
 #include "engine/engine.h"
+#include "whole.h"
 
 struct manifest;
 
-/* Start the checksum file FILE for hashes of kind HASH, before any copy:
-   exit with a message if FILE cannot be written, or if it lies inside
-   one of the N SOURCES that the copy walks (RECURSIVE), where the copy
-   could copy it half written.  */
-struct manifest *manifest_start (char const *file, enum engine_hash hash,
-                                 char *const *sources, int n,
-                                 bool recursive);
+/* Start the checksum file W (prepared, checked against the run's files
+   and begun: report.h) for hashes of kind HASH, before any copy; exit
+   with a message if its directory cannot be found.  W must outlive
+   the manifest.  */
+struct manifest *manifest_start (struct whole *w, enum engine_hash hash);
 
 /* The copy DST (named as messages name it) of the source file whose
    device and inode are DEV and INO has the hash HEX.  M may be NULL.  */

@@ -481,12 +481,6 @@ stats_verify (struct stats *s, struct engine_verify_result const *vr)
 
 /* ---- --stats-file ---- */
 
-bool
-stats_file_check (char const *file)
-{
-  return whole_check (file);
-}
-
 /* The messages kept, as a JSON array of objects.  */
 static void
 json_failures (FILE *f)
@@ -507,8 +501,52 @@ json_failures (FILE *f)
   putc (']', f);
 }
 
+/* Write TEXT, LEN bytes, to W (flushed with SYNC).  Return true, or
+   false after a message.  */
+static bool
+write_report (struct whole *w, char const *text, size_t len, bool sync)
+{
+  bool ok = whole_write (w, text, len, sync);
+  if (!ok)
+    error (0, errno, "cannot write statistics file %s", quote_file (w->file));
+  return ok;
+}
+
+/* The object of a run that has not ended: "running", or, written by the
+   signal handler, "killed" (the numbers filled in then).  */
+static int
+unfinished (char *buf, size_t size, char const *state)
+{
+  int n = snprintf (buf, size, "{\"schema\":\"cp8M-stats\",\"version\":1"
+                    ",\"state\":\"%s\",\"pid\":%ld", state, (long) getpid ());
+  if (strcmp (state, "killed") == 0)
+    n += snprintf (buf + n, size - n, ",\"signal\":NN,\"exit_status\":SSS");
+  n += snprintf (buf + n, size - n, "}\n");
+  return n;
+}
+
 bool
-stats_file_write (char const *file, struct stats const *s,
+stats_file_begin (struct whole *w, bool sync)
+{
+  char text[160];
+  size_t len;
+  /* A regular file gets "running" at once, so that the last run's report
+     is gone before this one copies anything; a pipe or a device gets
+     only the final object, its reader sees the end anyway.  */
+  if (w->kind == WHOLE_REPLACE || w->in_place)
+    {
+      len = unfinished (text, sizeof text, "running");
+      if (!write_report (w, text, len, sync))
+        return false;
+    }
+  len = unfinished (text, sizeof text, "killed");
+  char const *sig = strstr (text, "NN"), *status = strstr (text, "SSS");
+  whole_arm (w, text, len, status - text, sig - text);
+  return true;
+}
+
+bool
+stats_file_write (struct whole *w, struct stats const *s,
                   struct stats_end const *e)
 {
   char *text = NULL;
@@ -517,7 +555,7 @@ stats_file_write (char const *file, struct stats const *s,
   if (!f)
     xalloc_die ();
   print_json (f, s, e->errors, e->buffer_bytes, elapsed_us (s));
-  fprintf (f, ",\"exit_status\":%d", e->exit_status);
+  fprintf (f, ",\"state\":\"finished\",\"exit_status\":%d", e->exit_status);
   json_failures (f);
   fprintf (f, ",\"verify\":{\"asked\":%s,\"checked\":%ju"
            ",\"differed\":%ju,\"not_checked\":%ju}",
@@ -527,9 +565,9 @@ stats_file_write (char const *file, struct stats const *s,
            e->sync ? "true" : "false", e->sync_failed);
   if (fclose (f) != 0)
     xalloc_die ();
-  bool ok = whole_write (file, text, len, e->sync);
-  if (!ok)
-    error (0, errno, "cannot write statistics file %s", quote_file (file));
+  /* Nothing written by a signal from now on: the final object is.  */
+  whole_disarm ();
+  bool ok = write_report (w, text, len, e->sync);
   free (text);
   return ok;
 }

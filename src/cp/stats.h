@@ -20,6 +20,7 @@
 
 #include "engine/engine.h"
 #include "options.h"
+#include "whole.h"
 
 /* The reasons files did not go (all the way) direct: few and static
    (the engine's words), so a short table, and one slot for the rest.  */
@@ -99,8 +100,9 @@ void stats_print (struct stats const *s, enum stats_format format,
 void stats_verify (struct stats *s, struct engine_verify_result const *vr);
 
 /* --stats-file=FILE: the same object as --stats=json, and what a script
-   needs besides, written to FILE whole or not at all (a temporary
-   beside it, renamed over it).  */
+   needs besides, written to FILE (whole.h says how), and written first
+   as "running" so that no run, killed or not, leaves the last run's
+   report behind.  */
 struct stats_end
 {
   int exit_status;
@@ -110,13 +112,15 @@ struct stats_end
   unsigned long sync_failed;  /* flushes that failed */
 };
 
-/* Check, before any copy, that FILE can be written: a temporary made
-   beside it and removed.  Return true, or false with errno set.  */
-bool stats_file_check (char const *file);
+/* Before any copy, W prepared and begun: write the "running" object to
+   W where it is a file (flushed with SYNC), and arm the "killed" one
+   for a fatal signal.  Return true, or false after a message.  */
+bool stats_file_begin (struct whole *w, bool sync);
 
-/* Write FILE (flushed to stable storage with E->sync).  Return true, or
-   false after a message.  */
-bool stats_file_write (char const *file, struct stats const *s,
+/* Write the final object to W (flushed to stable storage with E->sync);
+   a signal writes nothing from now on.  Return true, or false after a
+   message.  */
+bool stats_file_write (struct whole *w, struct stats const *s,
                        struct stats_end const *e);
 
 #endif

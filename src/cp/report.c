@@ -1,0 +1,123 @@
+/* Report files against the run's own files (report.h).
+
+   Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
+
+#include <config.h>
+
+#include "report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "canonicalize.h"
+#include "diag.h"
+#include "filenamecat.h"
+#include "xalloc.h"
+
+/* Whether W's node is ST's.  */
+static bool
+same_node (struct whole const *w, struct stat const *st)
+{
+  return w->exists && w->dev == st->st_dev && w->ino == st->st_ino;
+}
+
+/* Whether the report W is NAME: the same node, found with or without
+   following a last symbolic link, or the same absolute name.  */
+static bool
+is_name (struct whole const *w, char const *name)
+{
+  struct stat st;
+  if ((stat (name, &st) == 0 && same_node (w, &st))
+      || (lstat (name, &st) == 0 && same_node (w, &st)))
+    return true;
+  if (!w->where)
+    return false;
+  char *real = canonicalize_filename_mode (name, CAN_MISSING);
+  bool same = real && strcmp (real, w->where) == 0;
+  free (real);
+  return same;
+}
+
+/* The real name of NAME when it is a directory that a RECURSIVE copy
+   walks, else NULL.  */
+static char *
+walked_dir (char const *name, bool recursive)
+{
+  struct stat st;
+  if (!recursive || stat (name, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  return realpath (name, NULL);
+}
+
+static _Noreturn void
+refuse (struct report const *r, char const *is, char const *name)
+{
+  error (EXIT_FAILURE, 0, "%s %s is the %s %s", r->what,
+         quote_file_n (0, r->w->file), is, quote_file_n (1, name));
+  abort ();   /* not reached: error exits */
+}
+
+void
+report_check_operands (struct report const *r, char *const *ops, int n,
+                       bool last_is_dest, bool recursive)
+{
+  for (int i = 0; i < n; i++)
+    {
+      bool dest = last_is_dest && i == n - 1;
+      if (is_name (r->w, ops[i]))
+        refuse (r, dest ? "destination" : "source", ops[i]);
+      /* Inside a tree being copied, the copy would take the report as it
+         stood, perhaps half written: refused, as GNU cp refuses to copy
+         a directory into itself.  */
+      char *tree = dest || !r->w->where ? NULL
+                   : walked_dir (ops[i], recursive);
+      if (tree && (strcmp (r->w->where, tree) == 0
+                   || whole_below (r->w->where, tree)))
+        error (EXIT_FAILURE, 0, "cannot write %s %s inside %s, which is "
+               "being copied", r->what, quote_file_n (0, r->w->file),
+               quote_file_n (1, ops[i]));
+      free (tree);
+    }
+}
+
+void
+report_check_pair (struct report const *a, struct report const *b)
+{
+  struct whole const *x = a->w, *y = b->w;
+  bool same = (x->exists && y->exists && x->dev == y->dev
+               && x->ino == y->ino)
+              || (x->where && y->where && strcmp (x->where, y->where) == 0);
+  /* Two reports into /dev/null lose nothing.  */
+  if (same && !(S_ISCHR (x->mode) && S_ISCHR (y->mode)))
+    refuse (a, b->what, b->w->file);
+}
+
+bool
+report_check_copy (struct report const *r, char const *src,
+                   char const *dst, bool recursive)
+{
+  if (is_name (r->w, dst))
+    {
+      error (0, 0, "%s %s is the copy of %s", r->what,
+             quote_file_n (0, r->w->file), quote_file_n (1, src));
+      return false;
+    }
+  char *tree = r->w->where ? walked_dir (src, recursive) : NULL;
+  if (!tree)
+    return true;
+  free (tree);
+  /* DST's tree: its name as the copy will find it, links followed.  */
+  char *copy = canonicalize_filename_mode (dst, CAN_MISSING);
+  char const *rest = copy ? whole_below (r->w->where, copy) : NULL;
+  char *from = rest ? file_name_concat (src, rest, NULL) : NULL;
+  struct stat st;
+  bool clash = from && lstat (from, &st) == 0;
+  if (clash)
+    error (0, 0, "%s %s is the copy of %s", r->what,
+           quote_file_n (0, r->w->file), quote_file_n (1, from));
+  free (from);
+  free (copy);
+  return !clash;
+}
