@@ -62,7 +62,7 @@ expect 1 "cp8M: cannot create statistics file 'nodir/s.json': No such file or di
 # 5. --stats=json on stderr is the same object, less the file's own
 #    fields; an old FILE is replaced whole.
 cp8M --stats=json --stats-file=ok.json a out/a2 2>json || fail "--stats=json failed"
-field ok.json 'delete @$j{qw(exit_status failures verify sync elapsed_seconds mib_per_second)}; $j' >from-file
+field ok.json 'delete @$j{qw(state exit_status failures verify sync elapsed_seconds mib_per_second)}; $j' >from-file
 perl -MJSON::PP -e 'local $/; my $j = decode_json (<STDIN>);
   delete @$j{qw(elapsed_seconds mib_per_second)};
   print JSON::PP->new->canonical->encode ($j), "\n"' <json >from-stderr
