@@ -338,28 +338,31 @@ reports_clear_of_copies (struct reports const *rs,
   return ok;
 }
 
-/* Before any copy: open what the reports are written into, and write
-   the "running" statistics; exit if one cannot be.  */
+/* Begin the report R (whole_begin), and for the statistics file write
+   "running" at once, before a later report's FIFO may wait for its
+   reader: a signal meanwhile then finds the "killed" object armed.
+   Exit if it cannot be written.  */
 static void
-begin_reports (struct reports const *rs, bool sync)
+begin_report (struct report const *r, bool sync)
 {
-  for (int i = 0; i < rs->n; i++)
-    if (!whole_begin (rs->r[i].w))
-      {
-        if (rs->r[i].w == &ending.file)
-          ending.written = true;
-        error (EXIT_FAILURE, errno, "cannot create %s %s", rs->r[i].what,
-               quote_file (rs->r[i].w->file));
-      }
-  /* A signal while "running" is written comes after it, and finds the
-     "killed" object armed.  (Not held above: a FIFO's open waits for
-     its reader, and must stay open to SIGINT.)  */
-  dest_hold_signals ();
-  bool ok = !ending.o || stats_file_begin (&ending.file, sync);
-  dest_release_signals ();
+  bool stats = r->w == &ending.file;
+  /* The open is not under held signals: a FIFO's waits for its reader,
+     and must stay open to SIGINT.  */
+  bool ok = whole_begin (r->w);
+  if (!ok)
+    error (0, errno, "cannot create %s %s", r->what,
+           quote_file (r->w->file));
+  else if (stats)
+    {
+      dest_hold_signals ();
+      ok = stats_file_begin (r->w, sync);
+      dest_release_signals ();
+    }
   if (!ok)
     {
-      ending.written = true;
+      /* A statistics file not begun is not written at exit either.  */
+      if (stats)
+        ending.written = true;
       exit (EXIT_FAILURE);
     }
 }
@@ -427,7 +430,8 @@ main (int argc, char **argv)
   /* Before the reports are begun: a fatal signal from now on writes the
      statistics file's "killed" object.  */
   dest_install_signals ();
-  begin_reports (&rs, o.sync);
+  for (int i = 0; i < rs.n; i++)
+    begin_report (&rs.r[i], o.sync);
   struct manifest *manifest = o.checksum_file
     ? manifest_start (&rs.sums, o.checksum) : NULL;
   /* Before the engine makes any thread: it blocks the status signals.  */
