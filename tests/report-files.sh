@@ -14,15 +14,16 @@
 command -v python3 >/dev/null || skip "python3 is missing"
 command -v sha256sum >/dev/null || skip "sha256sum is missing"
 
-# py FILE EXPR: EXPR must be true, with j the JSON object in FILE decoded
-# strictly (the bytes as UTF-8, then JSON).
+# py FILE EXPR...: each EXPR must be true, with j the JSON object in FILE
+# decoded strictly (the bytes as UTF-8, then JSON).
 py () {
-  python3 - "$@" <<'EOF' || fail "$2: $(cat "$1")"
+  python3 - "$@" <<'EOF' || fail "$(cat "$1")"
 import base64, json, sys
 j = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
 b64 = base64.b64decode
-if not eval(sys.argv[2]):
-    sys.exit("false")
+for e in sys.argv[2:]:
+    if not eval(e):
+        sys.exit("false: " + e)
 EOF
 }
 
@@ -168,14 +169,14 @@ over=$(printf 'over\300\257long')
 good=$(printf 'caf\303\251')
 cp8M --stats-file=u.json "$bad" "$over" "$good" out/ 2>/dev/null &&
   fail "missing sources did not fail"
-py u.json 'len(j["failures"]) == 3'
-py u.json 'b64(j["failures"][0]["source_base64"]) == b"bad\xffname"'
-py u.json 'b64(j["failures"][0]["destination_base64"]) == b"out/bad\xffname"'
-py u.json 'j["failures"][0]["source"] == "bad\ufffdname"'
-py u.json 'b64(j["failures"][1]["source_base64"]) == b"over\xc0\xaflong"'
-py u.json 'j["failures"][2]["source"] == "caf\u00e9" and "source_base64" not in j["failures"][2]'
-# A script's way to every name's bytes.
-py u.json '[b64(f["source_base64"]) if "source_base64" in f else f["source"].encode() for f in j["failures"]] == [b"bad\xffname", b"over\xc0\xaflong", b"caf\xc3\xa9"]'
+py u.json 'len(j["failures"]) == 3' \
+  'b64(j["failures"][0]["source_base64"]) == b"bad\xffname"' \
+  'b64(j["failures"][0]["destination_base64"]) == b"out/bad\xffname"' \
+  'j["failures"][0]["source"] == "bad\ufffdname"' \
+  'b64(j["failures"][1]["source_base64"]) == b"over\xc0\xaflong"' \
+  'j["failures"][1]["source"] == "over\ufffd\ufffdlong"' \
+  'j["failures"][2]["source"] == "caf\u00e9" and "source_base64" not in j["failures"][2]' \
+  '[b64(f["source_base64"]) if "source_base64" in f else f["source"].encode() for f in j["failures"]] == [b"bad\xffname", b"over\xc0\xaflong", b"caf\xc3\xa9"]'
 
 # ---- 6. The list names the real copy: link/../g is real/g.
 mkdir -p real/x
