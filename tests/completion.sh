@@ -148,6 +148,15 @@ probe () {
     # after the parser, before any process is touched.
     --pid=*) _with=--bwlimit=0 _want="extra operand" ;;
     --checksum=*) _with=--checksum-file=sums ;;
+    # A directory is offered to complete on into it: cp8M refuses one as
+    # the report itself (issue 51), before the first file.
+    --checksum-file=* | --stats-file=*)
+      if [ -d "here/$2" ]; then
+        (cd here && cp8M "$_arg" missing d) >/dev/null 2>probe.err
+        grep -q ": Is a directory$" probe.err ||
+          fail "cp8M $_arg: $(cat probe.err)"
+        return
+      fi ;;
   esac
   case $_arg in
     -t) _args="-t d" ;;
