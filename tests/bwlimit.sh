@@ -78,21 +78,22 @@ as_nobody "$CP8M" --bwlimit=8M --pid=$copy 2>nerr &&
 grep -q ": cannot change the limit of process $copy: Operation not permitted\$" nerr ||
   fail "nobody's refusal: $(cat nerr)"
 
-cp8M --bwlimit=2M --pid=$copy || fail "--pid failed"
+cp8M --bwlimit=2M --pid=$copy >out || fail "--pid failed"
 line=$(status 2)
 case $line in
   *", limit 2.00 MiB/s, copying 'big'") ;;
   *) fail "the new limit is not in force: $line" ;;
 esac
-cp8M --bwlimit=512M --pid=$copy || fail "--pid failed"
+cp8M --bwlimit=512M --pid=$copy >out || fail "--pid failed"
 wait $copy || fail "the copy failed: $(cat err)"
 cmp big bigcopy || fail "the changed copy differs"
 grep -q '"bwlimit":536870912,' err || fail "--stats=json: $(tail -n 1 err)"
 
-# 4. What is not a cp8M is refused, and not killed by the signal.
+# 4. What is not a cp8M is refused, and not killed by the signal
+#    (tests/pid.sh tries the harder cases).
 sleep 600 &
 other=$!
-expect 1 "cp8M: process $other is not a cp8M that takes a new limit" \
+expect 1 "cp8M: cannot change the limit of process $other: not a cp8M copy that takes a new limit" \
   cp8M --bwlimit=1M --pid=$other
 kill -0 $other || fail "--pid killed a process that was not a cp8M"
 kill $other
@@ -100,4 +101,5 @@ expect 1 "cp8M: --pid needs --bwlimit=RATE, the new limit
 Try 'cp8M --help' for more information." cp8M --pid=$other
 expect 1 "cp8M: extra operand 'data'
 Try 'cp8M --help' for more information." cp8M --bwlimit=1M --pid=$other data
+
 exit 0
