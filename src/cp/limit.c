@@ -211,8 +211,10 @@ last_number (char const *line)
 /* Read, in the pidfd PIDFD's fdinfo under /proc (PROCFD), its process's
    ID as this /proc numbers it into *SEEN (-1: it has ended, 0: this
    /proc does not show it) and as the process itself knows it into
-   *OWN.  A kernel that shows neither leaves them as they were.  */
-static void
+   *OWN; a kernel that shows neither leaves them as they were.  Return
+   false when there is no such fdinfo: this /proc is not of this
+   process's PID namespace (no "self" in it).  */
+static bool
 pidfd_ids (int procfd, int pidfd, intmax_t *seen, intmax_t *own)
 {
   char name[64];
@@ -224,7 +226,7 @@ pidfd_ids (int procfd, int pidfd, intmax_t *seen, intmax_t *own)
     {
       if (fd >= 0)
         close (fd);
-      return;
+      return false;
     }
   char line[256];
   while (fgets (line, sizeof line, f))
@@ -233,6 +235,7 @@ pidfd_ids (int procfd, int pidfd, intmax_t *seen, intmax_t *own)
     else if (strncmp (line, "NSpid:", 6) == 0)
       *own = last_number (line + 6);
   fclose (f);
+  return true;
 }
 
 /* Whether the descriptor NAME of the process whose fd directory is
@@ -316,12 +319,11 @@ prove (int pidfd, intmax_t pid, int *err)
   if (procfd < 0)
     return why;
   intmax_t seen = pid, own = pid;
-  pidfd_ids (procfd, pidfd, &seen, &own);
-  if (seen < 0)
-    *err = ESRCH, why = "";
-  else if (seen == 0)
+  if (!pidfd_ids (procfd, pidfd, &seen, &own) || seen == 0)
     why = "/proc shows another PID namespace, so the process cannot be"
           " checked";
+  else if (seen < 0)
+    *err = ESRCH, why = "";
   else
     why = find_notice (procfd, seen, own, err);
   close (procfd);
