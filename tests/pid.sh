@@ -5,8 +5,10 @@
 # purpose: a process whose mask blocks it is no proof of a cp8M.  A
 # program that sigwaits is not signalled, nor a sleep (its mask blocking
 # SIGUSR2 or not), nor the process of a thread ID given, nor anything
-# when /proc or pidfds are missing; an ended copy (a zombie too) is no
-# process to change; a running copy is changed, and says so.
+# when /proc or pidfds are missing, nor a process whose notice (the
+# proof a copy holds, src/cp/limit.h) is unsealed, another PID's, cut
+# short or another version's; an ended copy (a zombie too) is no process
+# to change; a running copy is changed, and says so.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 
 command -v python3 >/dev/null || skip "python3 missing"
@@ -17,10 +19,20 @@ command -v python3 >/dev/null || skip "python3 missing"
 # blocked), and exits 3 if one is pending by then; MODE thread: a second
 # thread blocks every signal, while the first takes SIGUSR2 as the
 # default action has it (ends the process).  READY gets "PID TID" (TID:
-# the thread's, or PID again) once the masks are set.
+# the thread's, or PID again) once the masks are set.  With TEXT (and
+# SEAL), it first makes a notice as a copy does: a memfd named
+# cp8M-bwlimit holding TEXT with %d for its PID, sealed unless SEAL is
+# "open".
 cat >waiter.py <<'EOF' || exit 99
-import os, signal, sys, threading
+import fcntl, os, signal, sys, threading
 mode, ready = sys.argv[1], sys.argv[2]
+if len(sys.argv) > 3:
+    notice = os.memfd_create("cp8M-bwlimit", os.MFD_ALLOW_SEALING)
+    os.write(notice, (sys.argv[3] % os.getpid()).encode())
+    if sys.argv[4:] != ["open"]:
+        fcntl.fcntl(notice, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL
+                    | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW
+                    | fcntl.F_SEAL_WRITE)
 later = {signal.SIGUSR2} if mode == "sigwait" else set()
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM} | later)
 def say(tid):
@@ -39,10 +51,12 @@ signal.sigwait({signal.SIGTERM})
 sys.exit(3 if later & signal.sigpending() else 0)
 EOF
 
-# start_waiter MODE: start one; sets pid and tid.
+# start_waiter MODE [TEXT [SEAL]]: start one; sets pid and tid.
 start_waiter () {
   rm -f ready
-  python3 waiter.py "$1" ready &
+  _mode=$1
+  shift
+  python3 waiter.py "$_mode" ready "$@" &
   wait_for ready
   read -r pid tid <ready
 }
@@ -64,6 +78,45 @@ start_waiter sigwait
 expect 1 "cp8M: cannot change the limit of process $pid$not_copy" \
   cp8M --bwlimit=1M --pid="$pid"
 end_waiter "a sigwait program"
+
+# 1b. The notice is checked whole: a copy's text but not sealed (it
+#     could change), another PID's (a copy's child that kept it), or no
+#     newline at the end, are no proof; another version's is named.
+good='cp8M-bwlimit
+version 1
+pid %d
+'
+start_waiter sigwait "$good" open
+expect 1 "cp8M: cannot change the limit of process $pid$not_copy" \
+  cp8M --bwlimit=1M --pid="$pid"
+end_waiter "an unsealed notice"
+for text in 'cp8M-bwlimit
+version 1
+pid 1%d
+' 'cp8M-bwlimit
+version 1
+pid %d'; do
+  start_waiter sigwait "$text"
+  expect 1 "cp8M: cannot change the limit of process $pid$not_copy" \
+    cp8M --bwlimit=1M --pid="$pid"
+  end_waiter "a notice: $text"
+done
+start_waiter sigwait 'cp8M-bwlimit
+version 2
+pid %d
+'
+expect 1 "cp8M: cannot change the limit of process $pid: a cp8M copy that takes new limits another way (another version of cp8M)" \
+  cp8M --bwlimit=1M --pid="$pid"
+end_waiter "a notice of another version"
+# The proof is what counts: the same program with a copy's notice is
+# sent the limit (so the refusals above are the notice's doing).
+start_waiter sigwait "$good"
+expect 0 "" cp8M --bwlimit=1M --pid="$pid"
+[ "$(cat .out)" = "cp8M: bandwidth limit of PID $pid set to 1.00 MiB/s" ] ||
+  fail "what --pid said to a proven process: $(cat .out)"
+kill -TERM "$pid"
+wait "$pid"
+[ $? -eq 3 ] || fail "a process with a copy's notice was not sent SIGUSR2"
 
 # 2. A thread ID is refused: the signal would go to its whole process,
 #    here to a thread that dies of it.
