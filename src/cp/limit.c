@@ -53,15 +53,16 @@ enum { NOTICE_MIN_NOFILE = 64 };
 # define PROC_SUPER_MAGIC 0x9fa0
 #endif
 
+/* ---- the copy's side ---- */
+
+#if HAVE_NOTICE
+/* The text of the notice of the copy whose own process ID is PID.  */
 static int
 notice_text (char *buf, size_t size, intmax_t pid)
 {
   return snprintf (buf, size, NOTICE_FORMAT, (int) NOTICE_VERSION, pid);
 }
 
-/* ---- the copy's side ---- */
-
-#if HAVE_NOTICE
 /* FD, moved above the standard descriptors: a copy started with one of
    them closed must not write its output into the notice.  */
 static int
