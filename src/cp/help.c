@@ -267,6 +267,8 @@ take it: a script that shortens GNU's options that far must spell them out.\n\
 A copy under way can be given another limit without starting again:\n\
 'cp8M --bwlimit=50M --pid=PID' sets 50 MiB/s for the cp8M whose process ID\n\
 is PID (its own user, or root, may do so), and --bwlimit=0 lifts the limit.\n\
+The signal that carries it goes only to a process proven to be a cp8M copy\n\
+(through a pidfd and /proc: Linux 5.3 or later); anything else is refused.\n\
 --progress, the status line and --stats show the limit in force.\n\
 \n\
 Sending cp8M the signal USR1 (kill -USR1 PID) makes it print one line on\n\

@@ -53,6 +53,8 @@ struct progress
 
   pthread_t monitor;
   bool have_monitor;
+  int limit_notice;         /* while the monitor takes new limits: the
+                               proof --pid looks for (limit.h), or -1 */
   atomic_bool stop;
 
   bool numeric;             /* --progress=numeric: percentages, a line each */
@@ -618,6 +620,8 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
     p->scan = scan_start (o, sources, n);
   p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
                                        MONITOR_STACK);
+  /* Only a monitor takes a new limit.  */
+  p->limit_notice = p->have_monitor ? limit_advertise () : -1;
   if (!p->have_monitor)
     {
       /* No thread (RLIMIT_NPROC): the copy goes on, and a status request
@@ -633,6 +637,12 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
     }
   active = p;
   return p;
+}
+
+void
+progress_format_bytes (char *out, size_t size, unsigned long long bytes)
+{
+  human (out, size, bytes);
 }
 
 void
@@ -700,6 +710,9 @@ progress_finish (struct progress *p)
   if (!p)
     return;
   /* The monitor first: its ticks read the scan's totals.  */
+  /* No new limit is taken from here on: a --pid now refuses the run,
+     and a signal it sent a moment before stays blocked till the end.  */
+  limit_withdraw (p->limit_notice);
   if (p->have_monitor)
     {
       atomic_store (&p->stop, true);

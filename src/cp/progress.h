@@ -19,6 +19,7 @@
 #define CP8M_PROGRESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "engine/engine.h"
 #include "options.h"
@@ -72,6 +73,10 @@ void progress_clear (void);
    line; then flush stdout and unlock.  Main thread only.  */
 void progress_out_begin (void);
 void progress_out_end (void);
+
+/* BYTES for people, as the status line shows rates: "200 MiB",
+   "1.20 GiB" (three significant digits).  */
+void progress_format_bytes (char *out, size_t size, unsigned long long bytes);
 
 /* Around a question asked on stderr (-i): no line is drawn until the
    answer is in.  */
