@@ -101,7 +101,9 @@ static bool open_special_source (struct node *sn, struct loc const *src,
    link), onto DN, the link made for it.  Both ends are reached through
    O_PATH descriptors of the links, never following them: node.c's
    attribute calls go through the descriptor's /proc name, which ends on
-   the link itself.  Return false if the copy must count as failed.  */
+   the link itself (a link cannot be opened otherwise, and setxattrat
+   of Linux 6.13 refuses an O_PATH descriptor with EBADF).  Return false
+   if the copy must count as failed.  */
 static bool
 copy_link_xattrs (struct copy_ctx *c, struct loc const *src,
                   struct stat const *sst, struct node const *dn)
