@@ -218,20 +218,15 @@ Valid arguments are:
   - 'xattr'
   - 'all'
 Try 'cp8M --help' for more information." cp8M --preserve=foo tree/f x
-# An abbreviation that fits one of GNU's options and one of cp8M's is
-# ambiguous, as any two are to getopt: GNU cp reads --sy as
-# --symbolic-link, and a user who meant --sync must not get a symlink
-# and exit 0.  Nothing is made.
+# An abbreviation means what it means to GNU cp, even where one of
+# cp8M's options starts the same way (issue 51; tests/abbreviations.sh
+# tries them all); one that several of GNU's options fit is refused
+# with GNU's list, which names none of cp8M's.  Nothing is made.
 mkdir ab
 echo 1 >ab/f
 echo 2 >ab/g
-for case in "sy|'--symbolic-link' '--sync'" \
-            "st|'--strip-trailing-slashes' '--stats' '--stats-file'" \
-            "pr|'--preserve' '--progress'" \
-            "at|'--attributes-only' '--atomic'" \
-            "ve|'--verbose' '--version' '--verify'" \
-            "b=simple|'--backup' '--buffer-size' '--bwlimit'" \
-            "s|'--sparse' '--strip-trailing-slashes' '--suffix' '--symbolic-link' '--stats' '--sync' '--stats-file'"; do
+for case in "ve|'--verbose' '--version'" \
+            "s|'--sparse' '--strip-trailing-slashes' '--suffix' '--symbolic-link'"; do
   check expect 1 "cp8M: option '--${case%%|*}' is ambiguous; possibilities: ${case#*|}
 Try 'cp8M --help' for more information." cp8M --"${case%%|*}" ab/f ab/new
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # --help against the option parser: every option that src/cp/options.c
-# accepts (its long_options[] table and its getopt_long optstring) is
+# accepts (its gnu_options[] and own_options[] and SHORT_OPTIONS) is
 # listed at an option position, with the right argument form, and every
 # option listed is one the parser accepts.  Also: --help exits 0 and
 # writes nothing to standard error, keeps GNU's columns (descriptions from
@@ -20,19 +20,21 @@ status=$?
 
 # --- What the parser accepts. ---------------------------------------------
 
-# long_options[]: one "NAME HAS_ARG" line per entry.  An entry may span
-# lines, so the table is joined and split again at each '{'.
-sed -n '/^static struct option const long_options\[\] =/,/^};/p' \
+# gnu_options[] and own_options[] (getopt_long reads the two together):
+# one "NAME HAS_ARG" line per entry.  An entry may span lines, so the
+# tables are joined and split again at each '{'.
+sed -n '/^static struct option const \(gnu\|own\)_options\[\] =/,/^};/p' \
     "$options_c" | tr '\n' ' ' | tr '{' '\n' |
   sed -n 's/^ *"\([^"]*\)", *\([a-z_]*\),.*/\1 \2/p' >parser-long
-[ "$(wc -l <parser-long)" -ge 20 ] ||
-  fail "found only $(wc -l <parser-long) entries of long_options[] in $options_c"
+[ "$(wc -l <parser-long)" -ge 40 ] ||
+  fail "found only $(wc -l <parser-long) long options in $options_c"
 
 # The optstring: one "LETTER ARG" line per short option (ARG: none,
 # required or optional).
-sed -n 's/.*getopt_long *([^"]*"\([^"]*\)".*/\1/p' "$options_c" >optstring
+sed -n 's/^static char const SHORT_OPTIONS\[\] = "\([^"]*\)".*/\1/p' \
+  "$options_c" >optstring
 [ "$(wc -l <optstring)" -eq 1 ] ||
-  fail "expected one getopt_long optstring in $options_c, found $(wc -l <optstring)"
+  fail "expected one SHORT_OPTIONS optstring in $options_c, found $(wc -l <optstring)"
 awk '{
   s = $0
   sub(/^[-+]/, "", s)   # leading "+" or "-" only sets getopt modes
@@ -83,7 +85,7 @@ while read -r name has_arg; do
     no_argument) form=none ;;
     required_argument) form=required ;;
     optional_argument) form=optional ;;
-    *) fail "long_options[] entry --$name has has_arg '$has_arg'" ;;
+    *) fail "long option entry --$name has has_arg '$has_arg'" ;;
   esac
   got=$(awk -v n="--$name" '$1 == n { print $2 }' help-items)
   [ -n "$got" ] || fail "--help does not list --$name"
@@ -113,7 +115,7 @@ done <parser-short
 while read -r name form line; do
   case $name in
     --*) grep -q "^${name#--} " parser-long ||
-           fail "--help line $line lists $name, which long_options[] lacks" ;;
+           fail "--help line $line lists $name, which gnu_options[] and own_options[] lack" ;;
     -?)  grep -q "^${name#-} " parser-short ||
            fail "--help line $line lists $name, which the optstring lacks" ;;
   esac

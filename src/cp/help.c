@@ -259,10 +259,10 @@ is rewritten in place, as GNU cp does (and may then be left part\n\
 written), unless --atomic is given.  A pipe, FIFO or device is copied to\n\
 its destination's name as it is read.\n\
 \n\
-A long option may be shortened to any prefix that fits it alone.  A\n\
-prefix that fits one of GNU cp's options and one of cp8M's own is refused\n\
-as ambiguous (--sy: --symbolic-link or --sync?), even where GNU cp would\n\
-take it: a script that shortens GNU's options that far must spell them out.\n\
+A long option may be shortened as GNU cp allows: a prefix that fits one of\n\
+GNU cp's options alone means that option, as it does there (--sy is\n\
+--symbolic-link, --b is --backup).  cp8M's own options are known by their\n\
+full names and by prefixes that no GNU option starts with (--syn: --sync).\n\
 \n\
 A copy under way can be given another limit without starting again:\n\
 'cp8M --bwlimit=50M --pid=PID' sets 50 MiB/s for the cp8M whose process ID\n\

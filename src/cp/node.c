@@ -240,13 +240,15 @@ node_utimens (struct node const *n, struct timespec const ts[2])
 /* The extended-attribute calls: on the descriptor when it can read and
    write, else on its /proc name (which ends on the node), else on the
    checked name without following it.  A source not opened (FD -1) is
-   read by its name, as it always was.  */
+   read by its name, as it always was; a symbolic link without following
+   it (its own attributes).  */
 
 ssize_t
 node_listxattr (struct node const *n, char *buf, size_t size)
 {
   if (n->fd < 0)
-    return listxattr (n->name, buf, size);
+    return S_ISLNK (n->type) ? llistxattr (n->name, buf, size)
+           : listxattr (n->name, buf, size);
   if (!n->path_only)
     return flistxattr (n->fd, buf, size);
   char p[NODE_PROC_NAME];
@@ -261,7 +263,8 @@ node_getxattr (struct node const *n, char const *attr, void *buf,
                size_t size)
 {
   if (n->fd < 0)
-    return getxattr (n->name, attr, buf, size);
+    return S_ISLNK (n->type) ? lgetxattr (n->name, attr, buf, size)
+           : getxattr (n->name, attr, buf, size);
   if (!n->path_only)
     return fgetxattr (n->fd, attr, buf, size);
   char p[NODE_PROC_NAME];

@@ -8,6 +8,7 @@
 #include "options.h"
 
 #include <getopt.h>
+#include <libintl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,8 @@ enum
   ATOMIC_OPTION,
   STATS_FILE_OPTION,
   CHECKSUM_FILE_OPTION,
-  CHECKSUM_OPTION
+  CHECKSUM_OPTION,
+  GNU_AMBIGUOUS_OPTION
 };
 
 static char const *const direct_args[] = { "auto", "always", "never", NULL };
@@ -104,12 +106,12 @@ ARGMATCH_VERIFY (preserve_args, preserve_types);
    cp8M's own, so the second argument goes unused.  */
 char const version_etc_copyright[] = "Copyright %s 2026 The cp8M authors.";
 
-/* In GNU cp's order: getopt lists the candidates of an ambiguous
-   abbreviation in this order, and the message must read the same.
-   cp8M's own options come last.  An abbreviation that fits one of GNU's
-   options and one of cp8M's is ambiguous, as getopt makes any two: "--sy"
-   typed for --sync must not quietly make a symbolic link.  */
-static struct option const long_options[] =
+/* GNU cp 9.11's long options, in its order: getopt lists the candidates
+   of an ambiguous abbreviation in table order, and the message must read
+   the same.  An abbreviation is resolved among these first, as GNU cp
+   resolves it (see resolve_abbreviations), so that a script written for
+   GNU cp means what it meant there.  */
+static struct option const gnu_options[] =
 {
   { "archive", no_argument, NULL, 'a' },
   { "attributes-only", no_argument, NULL, ATTRIBUTES_ONLY_OPTION },
@@ -144,6 +146,13 @@ static struct option const long_options[] =
   { "context", optional_argument, NULL, 'Z' },
   { "help", no_argument, NULL, HELP_OPTION },
   { "version", no_argument, NULL, VERSION_OPTION },
+};
+
+/* cp8M's own options: by their full names, or by abbreviations that
+   none of GNU's options shares ("--sy" stays --symbolic-link, as in GNU
+   cp; --sync is "--syn").  */
+static struct option const own_options[] =
+{
   { "buffer-size", required_argument, NULL, BUFFER_SIZE_OPTION },
   { "direct", optional_argument, NULL, DIRECT_OPTION },
   { "queue-depth", required_argument, NULL, QUEUE_DEPTH_OPTION },
@@ -157,8 +166,202 @@ static struct option const long_options[] =
   { "stats-file", required_argument, NULL, STATS_FILE_OPTION },
   { "checksum-file", required_argument, NULL, CHECKSUM_FILE_OPTION },
   { "checksum", required_argument, NULL, CHECKSUM_OPTION },
-  { NULL, 0, NULL, 0 }
 };
+
+/* The short options, for getopt_long and resolve_abbreviations.  */
+static char const SHORT_OPTIONS[] = "abdfHilLnprst:uvxPRS:TZ";
+
+#define COUNT_OF(a) (sizeof (a) / sizeof *(a))
+
+/* What resolve_abbreviations puts in place of an abbreviation that is
+   ambiguous among GNU's options, for getopt_long to return when it
+   comes to it (so that the options before it act first, and the error
+   comes where GNU's getopt gives it).  Its name starts with a control
+   character: no one types it.  */
+static char const AMBIGUOUS_NAME[] = "\001ambiguous";
+
+/* The table getopt_long reads: GNU's options, then cp8M's, then the
+   stand-in for an ambiguous abbreviation.  */
+static struct option long_options[COUNT_OF (gnu_options)
+                                  + COUNT_OF (own_options) + 2];
+
+/* Fill long_options (once).  */
+static void
+merge_options (void)
+{
+  memcpy (long_options, gnu_options, sizeof gnu_options);
+  memcpy (long_options + COUNT_OF (gnu_options), own_options,
+          sizeof own_options);
+  long_options[COUNT_OF (gnu_options) + COUNT_OF (own_options)]
+    = (struct option) { AMBIGUOUS_NAME, no_argument, NULL,
+                        GNU_AMBIGUOUS_OPTION };
+}
+
+/* Do A and B do the same thing?  Then an abbreviation of both is not
+   ambiguous (getopt's rule: --pa is --parents, and --path is its old
+   name).  */
+static bool
+same_action (struct option const *a, struct option const *b)
+{
+  return a->has_arg == b->has_arg && a->flag == b->flag && a->val == b->val;
+}
+
+/* The option of TABLE (N of them) named exactly NAME (LEN bytes), or
+   NULL.  */
+static struct option const *
+exact_option (struct option const *table, size_t n, char const *name,
+              size_t len)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strncmp (table[i].name, name, len) == 0 && !table[i].name[len])
+      return &table[i];
+  return NULL;
+}
+
+/* The option of TABLE (N of them) that NAME (LEN bytes) abbreviates, by
+   getopt's rule: the first one, if every other one it abbreviates does
+   the same.  NULL when there is none, and also, with *AMBIGUOUS set,
+   when two that differ fit.  */
+static struct option const *
+abbreviated_option (struct option const *table, size_t n, char const *name,
+                    size_t len, bool *ambiguous)
+{
+  struct option const *found = NULL;
+  *ambiguous = false;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp (table[i].name, name, len) == 0)
+      {
+        if (!found)
+          found = &table[i];
+        else if (!same_action (found, &table[i]))
+          *ambiguous = true;
+      }
+  return *ambiguous ? NULL : found;
+}
+
+/* glibc's own wording of a getopt message, in the user's language when
+   glibc has it, as getopt prints it.  */
+static char const *
+libc_text (char const *msgid)
+{
+#ifdef __GLIBC__
+  return dgettext ("libc", msgid);
+#else
+  return msgid;
+#endif
+}
+
+/* ARG ("--NAME[=VALUE]") abbreviates several of GNU's options: say so
+   as GNU cp's getopt does, PROGRAM (argv[0]) first, listing GNU's
+   options only (those a GNU script could have meant), and exit.  */
+static _Noreturn void
+ambiguous_abbreviation (char const *program, char const *arg)
+{
+  char const *name = arg + 2;
+  size_t len = strcspn (name, "=");
+  fprintf (stderr, libc_text ("%s: option '%s%s' is ambiguous; "
+                              "possibilities:"), program, "--", name);
+  struct option const *first = NULL;
+  for (size_t i = 0; i < COUNT_OF (gnu_options); i++)
+    if (strncmp (gnu_options[i].name, name, len) == 0
+        && (!first || !same_action (first, &gnu_options[i])))
+      {
+        first = first ? first : &gnu_options[i];
+        fprintf (stderr, " '--%s'", gnu_options[i].name);
+      }
+  fputc ('\n', stderr);
+  cp8m_usage (EXIT_FAILURE);
+}
+
+/* The long option ARG ("--NAME[=VALUE]") written out in full when NAME
+   abbreviates GNU's option O.  */
+static char *
+spelled_out (char const *arg, struct option const *o)
+{
+  char const *rest = arg + 2 + strcspn (arg + 2, "=");
+  char *full = xmalloc (2 + strlen (o->name) + strlen (rest) + 1);
+  stpcpy (stpcpy (stpcpy (full, "--"), o->name), rest);
+  return full;
+}
+
+/* How many of the elements after short options ARG ("-abc") are its
+   argument (0 or 1); -1 when ARG holds an option cp8M does not have
+   (getopt stops there).  */
+static int
+short_arguments (char const *arg)
+{
+  for (char const *p = arg + 1; *p; p++)
+    {
+      char const *s = *p == ':' ? NULL : strchr (SHORT_OPTIONS, *p);
+      if (!s)
+        return -1;
+      if (s[1] == ':')
+        return p[1] ? 0 : 1;
+    }
+  return 0;
+}
+
+/* Before getopt_long reads ARGV (ARGC elements): each long option
+   abbreviated as in GNU cp, that is, whose name abbreviates exactly one
+   of GNU cp's options, is written out in full; so getopt_long, which
+   also knows cp8M's options, cannot find it ambiguous nor take it for
+   one of cp8M's.  One that abbreviates several of GNU's options is
+   replaced by AMBIGUOUS_NAME, its text kept in *AMBIGUOUS for the
+   message.  The elements are walked as getopt_long will walk them (an
+   option's argument is not an option; POSIXLY_CORRECT stops at the first
+   operand), up to "--" or the first element getopt_long will refuse.  */
+static void
+resolve_abbreviations (int argc, char **argv, char const **ambiguous)
+{
+  bool in_order = getenv ("POSIXLY_CORRECT") != NULL;
+  for (int i = 1; i < argc; i++)
+    {
+      char const *arg = argv[i];
+      if (arg[0] != '-' || !arg[1])
+        {
+          if (in_order)
+            return;
+          continue;
+        }
+      if (arg[1] != '-')
+        {
+          int n = short_arguments (arg);
+          if (n < 0)
+            return;
+          i += n;
+          continue;
+        }
+      char const *name = arg + 2;
+      size_t len = strcspn (name, "=");
+      if (!*name)
+        return;
+      bool ambig;
+      struct option const *o
+        = exact_option (long_options, COUNT_OF (gnu_options)
+                        + COUNT_OF (own_options), name, len);
+      if (!o)
+        {
+          o = abbreviated_option (gnu_options, COUNT_OF (gnu_options),
+                                  name, len, &ambig);
+          if (ambig)
+            {
+              *ambiguous = arg;
+              argv[i] = xmalloc (2 + sizeof AMBIGUOUS_NAME);
+              stpcpy (stpcpy (argv[i], "--"), AMBIGUOUS_NAME);
+              return;
+            }
+          if (o)
+            argv[i] = spelled_out (arg, o);
+          else
+            o = abbreviated_option (own_options, COUNT_OF (own_options),
+                                    name, len, &ambig);
+        }
+      if (!o)
+        return;
+      if (o->has_arg == required_argument && !name[len])
+        i++;
+    }
+}
 
 bool
 cp8m_parse_size (char const *arg, size_t *size)
@@ -288,12 +491,24 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   bool make_backups = false, copy_contents = false, skip_existing = false;
   char const *version_control = NULL, *backup_suffix = NULL;
 
+  merge_options ();
+  char const *ambiguous = NULL;
+  resolve_abbreviations (argc, argv, &ambiguous);
   int c;
-  while ((c = getopt_long (argc, argv, "abdfHilLnprst:uvxPRS:TZ",
-                           long_options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, SHORT_OPTIONS, long_options, NULL))
+         != -1)
     {
       switch (c)
         {
+        case GNU_AMBIGUOUS_OPTION:
+          /* The stand-in resolve_abbreviations put in: the first
+             ambiguous abbreviation, which getopt_long has now come to.
+             The name itself, typed, is no option.  */
+          if (ambiguous)
+            ambiguous_abbreviation (argv[0], ambiguous);
+          fprintf (stderr, libc_text ("%s: unrecognized option '%s%s'\n"),
+                   argv[0], "--", argv[optind - 1] + 2);
+          cp8m_usage (EXIT_FAILURE);
         case 'a':
           /* -dR --preserve=all, quiet about what cannot be kept.  */
           o->dereference = DEREF_NEVER;

@@ -93,6 +93,31 @@ force_symlinkat (char const *target, struct loc const *dst, bool replace)
   return force_link (&l, dst, replace, &replaced);
 }
 
+static bool open_special_source (struct node *sn, struct loc const *src,
+                                 struct stat const *sst, bool follow);
+
+/* The extended attributes of the symbolic link SRC itself (of status
+   SST), as GNU cp copies them (trusted.* and security.* may be set on a
+   link), onto DN, the link made for it.  Both ends are reached through
+   O_PATH descriptors of the links, never following them: node.c's
+   attribute calls go through the descriptor's /proc name, which ends on
+   the link itself (a link cannot be opened otherwise, and setxattrat
+   of Linux 6.13 refuses an O_PATH descriptor with EBADF).  Return false
+   if the copy must count as failed.  */
+static bool
+copy_link_xattrs (struct copy_ctx *c, struct loc const *src,
+                  struct stat const *sst, struct node const *dn)
+{
+  struct node sn;
+  if (!open_special_source (&sn, src, sst, false))
+    return false;
+  /* As GNU cp: a failure fails the copy only where xattrs were asked
+     for by name.  */
+  bool ok = copy_xattrs (c, &sn, dn) || !c->o->require_preserve_xattr;
+  node_close (&sn);
+  return ok;
+}
+
 bool
 copy_symlink (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst, bool dst_new,
@@ -145,6 +170,8 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
   sn.source = true;
   struct meta_plan plan = { .dst_new = true, .is_link = true };
   ok = ok && apply_metadata (c, &sn, sst, &dn, &plan);
+  if (ok && o->preserve_xattr)
+    ok = copy_link_xattrs (c, src, sst, &dn);
   node_close (&dn);
   return stats_made (c->stats, STATS_SYMLINK, ok);
 }
@@ -153,13 +180,14 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
    attributes: through a descriptor of the file the walk saw, or, when
    no descriptor is left for it, by its name.  Return false after
    reporting that the name holds another file now: its attributes are
-   not the ones to copy.  */
+   not the ones to copy.  FOLLOW: SRC is a symbolic link to follow (SST
+   is what -L or -H found at its end); else a symbolic link SRC is the
+   node itself.  */
 static bool
 open_special_source (struct node *sn, struct loc const *src,
-                     struct stat const *sst)
+                     struct stat const *sst, bool follow)
 {
-  /* Following a symbolic link: SST is what -L or -H found at its end.  */
-  if (!node_open_seen (sn, src->dirfd, src->rel, src->name, sst, true))
+  if (!node_open_seen (sn, src->dirfd, src->rel, src->name, sst, follow))
     {
       if (errno != EMFILE && errno != ENFILE)
         {
@@ -200,7 +228,7 @@ copy_special (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, sst->st_mode & S_IFMT, sst->st_rdev, &st))
     return false;
-  if (!open_special_source (&sn, src, sst))
+  if (!open_special_source (&sn, src, sst, true))
     {
       node_close (&dn);
       return false;
