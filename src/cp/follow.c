@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/vfs.h>
 
 #include "areadlink.h"
 #include "diag.h"
@@ -45,6 +46,10 @@
 #include "error.h"
 #include "same-inode.h"
 #include "xalloc.h"
+
+#ifndef PROC_SUPER_MAGIC
+# define PROC_SUPER_MAGIC 0x9fa0
+#endif
 
 /* Symbolic links followed in a row before ELOOP, as the kernel counts.  */
 enum { FOLLOW_MAX_LINKS = 40 };
@@ -72,12 +77,20 @@ stat_dir (int dirfd, struct stat *st)
 static int follow_at (int dirfd, char const *rel, int flags, mode_t mode,
                       bool *refused, struct stat *link_st, int depth);
 
-/* Follow the symbolic link open as LFD (O_PATH, status LST) in the
-   directory PFD, if the rule allows; SLASH: its name ended with '/'.
+/* Is the directory PFD in /proc?  */
+static bool
+in_proc (int pfd)
+{
+  struct statfs fs;
+  return fstatfs (pfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Follow the symbolic link NAME, open as LFD (O_PATH, status LST), in
+   the directory PFD, if the rule allows; SLASH: its name ended with '/'.
    Return what opening its target with FLAGS and MODE returns.  */
 static int
-through_link (int pfd, int lfd, struct stat const *lst, bool slash,
-              int flags, mode_t mode, bool *refused, int depth)
+through_link (int pfd, char const *name, int lfd, struct stat const *lst,
+              bool slash, int flags, mode_t mode, bool *refused, int depth)
 {
   struct stat dir;
   if (stat_dir (pfd, &dir) != 0)
@@ -87,6 +100,25 @@ through_link (int pfd, int lfd, struct stat const *lst, bool slash,
       *refused = true;
       errno = EACCES;
       return -1;
+    }
+  /* A link of /proc (/proc/self/fd/1, where /dev/stdout leads) stands
+     for an open file, and its text ("pipe:[1234]") is no name: it is
+     followed only by opening its name.  No one plants a name in /proc:
+     what is there is what the kernel or a process put there.  NAME
+     (and its slash): relative to PFD.  */
+  if (in_proc (pfd))
+    {
+      if (!slash)
+        /* NAME: one component, relative to PFD.  */
+        return openat (pfd, name, flags, mode);
+      char *slashed = xmalloc (strlen (name) + 2);
+      strcpy (stpcpy (slashed, name), "/");
+      /* SLASHED: relative to PFD, as NAME is.  */
+      int fd = openat (pfd, slashed, flags, mode);
+      int err = errno;
+      free (slashed);
+      errno = err;
+      return fd;
     }
   /* The text of the very link checked (an empty name: LFD itself).  */
   char *target = areadlinkat_with_size (lfd, "", lst->st_size);
@@ -154,8 +186,8 @@ open_last (int pfd, char const *last, size_t len, int flags, mode_t mode,
         }
       if (found && S_ISLNK (lst.st_mode))
         {
-          fd = through_link (pfd, lfd, &lst, slash, flags, mode, refused,
-                             depth);
+          fd = through_link (pfd, name, lfd, &lst, slash, flags, mode,
+                             refused, depth);
           err = errno;
           close (lfd);
           if (fd >= 0 && link_st)
