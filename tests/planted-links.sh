@@ -13,7 +13,9 @@
 # the destination operand itself, and each directory --parents meets on
 # the way.  -f replaces a refused link instead, as GNU cp -f replaces one
 # the kernel will not follow.  Links of root's own, and of the
-# directory's owner, are followed as GNU cp follows them.
+# directory's owner, are followed as GNU cp follows them.  Last, the
+# open itself decides: a link swapped in (strace holds the open) after
+# cp8M looked at an allowed one is refused.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (links owned by other users)"
@@ -149,4 +151,64 @@ expect 0 "" cp8M src/f D/f
 [ "$(cat mine)" = new ] || fail "the directory owner's link was not followed"
 expect 1 "$(refusal D/v)" cp8M src/f D/v
 untouched "a third user's link in another's directory"
+
+# The link checked is the link followed.  D/f is root's own link, which
+# cp8M looks at and may follow; strace holds cp8M at the entry of the
+# open of D/f, and meanwhile the other user's link to the victim is
+# renamed over D/f.  The open must refuse it, though the look before
+# found a link to follow.
+if trace -f -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 \
+     true 2>/dev/null &&
+   nr=$(trace -n -e trace=openat -o /dev/stdout true 2>/dev/null |
+        sed -n '1s/^\[ *\([0-9]*\)\].*/\1/p') && [ -n "$nr" ]; then
+  # race: the whole round; exit 0 when the swap came during the hold.
+  race () {
+    fresh sticky
+    echo mine >mine
+    ln -s ../mine D/f && plant D .evil ../victim "$other"
+    rm -f pid
+    # The rank of the open of D/f among the run's openat calls (the
+    # shell's before exec count too, as strace's when= counts them).
+    trace -o list -e trace=openat \
+      sh -c 'echo $$ >pid; exec cp8M src/f D/f' >/dev/null 2>&1
+    n=$(grep -n '"D/f", O_WRONLY' list | sed -n '1s/:.*//p')
+    [ -n "$n" ] || fail "no open of D/f traced: $(cat list)"
+    echo mine >mine
+    rm -f pid
+    trace -o /dev/null -e trace=openat \
+      -e inject=openat:delay_enter=1000000:when="$n" \
+      sh -c 'echo $$ >pid; exec cp8M src/f D/f' >race.out 2>&1 &
+    copy=$!
+    held=no
+    while kill -0 $copy 2>/dev/null; do
+      [ -s pid ] || continue
+      read -r pid <pid
+      s=
+      read -r s _ <"/proc/$pid/syscall" 2>/dev/null
+      [ "$s" = "$nr" ] || continue
+      mv -T D/.evil D/f
+      # Still held after the swap: it came during the hold (a passing
+      # openat would long be over).
+      s=
+      read -r s _ <"/proc/$pid/syscall" 2>/dev/null
+      [ "$s" = "$nr" ] && held=yes
+      break
+    done
+    wait $copy
+    status=$?
+    [ $held = yes ]
+  }
+  tries=0
+  until race; do
+    tries=$((tries + 1))
+    [ $tries -lt 5 ] || fail "the swap never came during the held open"
+    untouched "the race (a swap outside the hold)"
+  done
+  [ $status -eq 1 ] && [ "$(cat race.out)" = "$(refusal D/f)" ] ||
+    fail "the link swapped in during the open: exit $status, $(cat race.out)"
+  untouched "the link swapped in during the open"
+  [ "$(cat mine)" = mine ] || fail "the race: the first link's file was written"
+else
+  note "strace cannot hold a call here: the race is not tried"
+fi
 exit 0
