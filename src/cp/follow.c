@@ -85,11 +85,12 @@ in_proc (int pfd)
   return fstatfs (pfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 }
 
-/* Follow the symbolic link NAME, open as LFD (O_PATH, status LST), in
-   the directory PFD, if the rule allows; SLASH: its name ended with '/'.
-   Return what opening its target with FLAGS and MODE returns.  */
+/* Follow the symbolic link LAST (a name's last component, and its
+   slashes if any: SLASH), open as LFD (O_PATH, status LST), in the
+   directory PFD, if the rule allows.  Return what opening its target
+   with FLAGS and MODE returns.  */
 static int
-through_link (int pfd, char const *name, int lfd, struct stat const *lst,
+through_link (int pfd, char const *last, int lfd, struct stat const *lst,
               bool slash, int flags, mode_t mode, bool *refused, int depth)
 {
   struct stat dir;
@@ -104,22 +105,10 @@ through_link (int pfd, char const *name, int lfd, struct stat const *lst,
   /* A link of /proc (/proc/self/fd/1, where /dev/stdout leads) stands
      for an open file, and its text ("pipe:[1234]") is no name: it is
      followed only by opening its name.  No one plants a name in /proc:
-     what is there is what the kernel or a process put there.  NAME
-     (and its slash): relative to PFD.  */
+     what is there is what the kernel or a process put there.  LAST: one
+     component, relative to PFD.  */
   if (in_proc (pfd))
-    {
-      if (!slash)
-        /* NAME: one component, relative to PFD.  */
-        return openat (pfd, name, flags, mode);
-      char *slashed = xmalloc (strlen (name) + 2);
-      strcpy (stpcpy (slashed, name), "/");
-      /* SLASHED: relative to PFD, as NAME is.  */
-      int fd = openat (pfd, slashed, flags, mode);
-      int err = errno;
-      free (slashed);
-      errno = err;
-      return fd;
-    }
+    return openat (pfd, last, flags, mode);
   /* The text of the very link checked (an empty name: LFD itself).  */
   char *target = areadlinkat_with_size (lfd, "", lst->st_size);
   if (!target)
@@ -186,7 +175,7 @@ open_last (int pfd, char const *last, size_t len, int flags, mode_t mode,
         }
       if (found && S_ISLNK (lst.st_mode))
         {
-          fd = through_link (pfd, name, lfd, &lst, slash, flags, mode,
+          fd = through_link (pfd, last, lfd, &lst, slash, flags, mode,
                              refused, depth);
           err = errno;
           close (lfd);
