@@ -156,6 +156,43 @@ open_component (int at, char const *comp, char const *dst, bool *refused,
 
 enum there { THERE_NOT, THERE_ALL, THERE_REFUSED };
 
+/* all_there with no descriptor to spare for the walk (the lowest
+   limits, dirfds.c): DIRS, the operand's directories, by their names
+   under DIRFD as GNU cp looks at them, each symbolic link among them
+   checked by name first (held by nothing, a swap in between goes
+   unseen, as with everything held by name).  DST: as all_there's.  */
+static enum there
+all_there_by_name (int dirfd, char *dirs, char const *dst, int *fd)
+{
+  for (char *p = dirs;;)
+    {
+      char *slash = strchr (p, '/');
+      if (slash)
+        *slash = '\0';
+      struct stat st;
+      /* DIRS up to P's end: relative to DIRFD (the leading '/' of the
+         operand skipped).  */
+      bool allowed = fstatat (dirfd, dirs, &st, AT_SYMLINK_NOFOLLOW) != 0
+                     || !S_ISLNK (st.st_mode)
+                     || follow_allowed (dirfd, dirs, &st);
+      if (!allowed)
+        follow_refused (dst);
+      if (slash)
+        *slash = '/';
+      if (!allowed)
+        return THERE_REFUSED;
+      if (!slash)
+        break;
+      p = slash + strspn (slash, "/");
+    }
+  struct stat st;
+  /* DIRS: relative to DIRFD, as above.  */
+  if (fstatat (dirfd, dirs, &st, 0) != 0)
+    return THERE_NOT;
+  *fd = openat (dirfd, dirs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return THERE_ALL;
+}
+
 /* Is the directory part of RELPATH (under DIRFD) there already?  Then,
    as in GNU cp, none of the directories on the way is made or given
    attributes; *FD gets a descriptor (O_PATH) of the last, or of what is
@@ -182,6 +219,7 @@ all_there (int dirfd, char *relpath, char const *dst, int *fd)
         *slash = '\0';
       bool refused;
       int next = open_component (at, comp, dst, &refused, NULL);
+      int err = next < 0 ? errno : 0;
       struct stat st;
       /* One on the way that is no directory: the walk below reports it.  */
       if (next >= 0 && slash
@@ -194,6 +232,11 @@ all_there (int dirfd, char *relpath, char const *dst, int *fd)
         close (at);
       if (slash)
         *slash = '/';
+      if (next < 0 && !refused && (err == EMFILE || err == ENFILE))
+        {
+          there = all_there_by_name (dirfd, relpath, dst, fd);
+          break;
+        }
       if (next < 0)
         {
           there = refused ? THERE_REFUSED : THERE_NOT;
