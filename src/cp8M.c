@@ -33,6 +33,7 @@
 #include "cp/dest.h"
 #include "cp/copy.h"
 #include "cp/diag.h"
+#include "cp/follow.h"
 #include "cp/limit.h"
 #include "cp/manifest.h"
 #include "dirname.h"
@@ -72,15 +73,27 @@ usage_error (char const *message, char const *operand)
 /* Open NAME as the directory to copy into, or return -1 with errno.  Only
    its name is needed (O_PATH, as GNU cp opens it): a directory this user
    may not read is still the target, and each copy into it then fails on
-   its own ("cannot stat 'dir/a'"), as with GNU cp.  */
+   its own ("cannot stat 'dir/a'"), as with GNU cp.  NAME may be a
+   symbolic link, followed as any other at the destination: only when
+   its owner is this user or its directory's (else *REFUSED; follow.h).
+   "cp f /some/link" goes on working for root's own links and for links
+   in directories of their owners.  */
 static int
-open_target_dir (char const *name)
+open_target_dir (char const *name, bool *refused)
 {
-#ifdef O_PATH
-  return open (name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-#else
-  return open (name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-#endif
+  /* NAME: the user's operand, absolute or relative to the working
+     directory (AT_FDCWD).  */
+  return follow_openat (AT_FDCWD, name, O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                        refused, NULL);
+}
+
+/* The target NAME is a symbolic link not to follow: say so and exit, as
+   with any target that cannot be used.  */
+static _Noreturn void
+refuse_target (char const *name)
+{
+  follow_refused (name);
+  exit (EXIT_FAILURE);
 }
 
 /* Sort the N operands in FILES into sources and a destination, as GNU cp
@@ -95,9 +108,12 @@ resolve_target (struct cp8m_options const *o, int n, char **files,
   if (n == 0)
     usage_error ("missing file operand", NULL);
 
+  bool refused;
   if (o->target_directory)
     {
-      t->dirfd = open_target_dir (o->target_directory);
+      t->dirfd = open_target_dir (o->target_directory, &refused);
+      if (refused)
+        refuse_target (o->target_directory);
       if (t->dirfd < 0)
         error (EXIT_FAILURE, errno, "target directory %s",
                quote_file (o->target_directory));
@@ -116,13 +132,21 @@ resolve_target (struct cp8m_options const *o, int n, char **files,
   else
     {
       char const *last = files[n - 1];
-      t->dirfd = open_target_dir (last);
+      t->dirfd = open_target_dir (last, &refused);
       if (t->dirfd >= 0)
         {
           t->dir = last;
           t->n_sources = n - 1;
           return;
         }
+      /* A link to a directory, or with more than one source, would be
+         the target: refused as such.  One to anything else is SOURCE
+         DEST's DEST, refused (or replaced with -f) as the copy opens
+         it.  LAST: the user's operand (AT_FDCWD), only looked at.  */
+      struct stat st;
+      if (refused && (n > 2 || (stat (last, &st) == 0
+                                && S_ISDIR (st.st_mode))))
+        refuse_target (last);
       if (n > 2)
         error (EXIT_FAILURE, errno, "target %s", quote_file (last));
     }

@@ -71,6 +71,8 @@ BEGIN {
   pairs["arm_removal"] = "1,2"
   pairs["dest_guard_backup"] = "1,2;1,3"
   pairs["warm"] = "2,3"
+  pairs["follow_openat"] = "1,2"
+  pairs["follow_allowed"] = "1,2"
   bad = 0
 }
 

@@ -41,7 +41,8 @@
        with PREFIX unlinks the file first, as when it vanishes on NFS
        between the copy's stat and its open: the open then fails with
        ENOENT.  Names relative to a directory descriptor are made
-       absolute through /proc/self/fd; symlinks are left alone.
+       absolute through /proc/self/fd; symlinks, and the files reached
+       through them, are left alone (maybe_vanish).
 
    For --verify (tests/verify.sh):
    FAULTSHIM_FLIP=PREFIX
@@ -667,15 +668,39 @@ WRAP_FCNTL (fcntl)
 WRAP_FCNTL (fcntl64)
 #endif
 
+/* A file reached through a symbolic link is left alone, whoever
+   follows the link: GNU cp's open follows it in the kernel; cp8M opens
+   the link with O_NOFOLLOW, which fails with ELOOP, then the link's
+   target by its own name (src/cp/follow.c).  Set by such an ELOOP under
+   the prefix, this thread's next open for writing is that target's.  */
+static __thread bool vanish_through_link;
+
 static void
 maybe_vanish (int dirfd, char const *path, int flags)
 {
   struct stat st;
   if (!(flags & O_CREAT) && (flags & O_ACCMODE) != O_RDONLY
+      && !vanish_through_link
       && name_matches (dirfd, path, "FAULTSHIM_VANISH")
       && fstatat (dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
       && S_ISREG (st.st_mode))
     syscall (SYS_unlinkat, dirfd, path, 0);
+  if (!(flags & O_CREAT) && (flags & O_ACCMODE) != O_RDONLY)
+    vanish_through_link = false;
+}
+
+/* After an open of PATH (relative to DIRFD) with FLAGS that returned R:
+   note an O_NOFOLLOW open of a symbolic link under the prefix (see
+   above).  Return R, errno as it was.  */
+static int
+vanish_after (int dirfd, char const *path, int flags, int r)
+{
+  int err = errno;
+  if (r < 0 && err == ELOOP && (flags & O_NOFOLLOW)
+      && name_matches (dirfd, path, "FAULTSHIM_VANISH"))
+    vanish_through_link = true;
+  errno = err;
+  return r;
 }
 
 /* The mode argument, there when FLAGS create a file.  */
@@ -698,7 +723,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
     maybe_vanish (AT_FDCWD, path, flags);                               \
     if (!before_reread (path, flags))                                   \
       return -1;                                                        \
-    return real_##name (path, flags, mode);                             \
+    return vanish_after (AT_FDCWD, path, flags,                         \
+                         real_##name (path, flags, mode));              \
   }
 
 #define WRAP_OPENAT(name)                                               \
@@ -712,7 +738,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
       return -1;                                                        \
     if (!before_reread_by_name (dirfd, path, flags))                    \
       return -1;                                                        \
-    return real_##name (dirfd, path, flags, mode);                      \
+    return vanish_after (dirfd, path, flags,                            \
+                         real_##name (dirfd, path, flags, mode));       \
   }
 
 /* The fortified forms, called when the flags are not known to need no
@@ -725,7 +752,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
     maybe_vanish (AT_FDCWD, path, flags);                               \
     if (!before_reread (path, flags))                                   \
       return -1;                                                        \
-    return real_##name (path, flags);                                   \
+    return vanish_after (AT_FDCWD, path, flags,                         \
+                         real_##name (path, flags));                    \
   }
 
 #define WRAP_OPENAT_2(name)                                             \
@@ -738,7 +766,8 @@ maybe_vanish (int dirfd, char const *path, int flags)
       return -1;                                                        \
     if (!before_reread_by_name (dirfd, path, flags))                    \
       return -1;                                                        \
-    return real_##name (dirfd, path, flags);                            \
+    return vanish_after (dirfd, path, flags,                            \
+                         real_##name (dirfd, path, flags));             \
   }
 
 WRAP_OPEN (open)

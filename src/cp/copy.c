@@ -18,6 +18,7 @@
 #include "dest.h"
 #include "dir.h"
 #include "diag.h"
+#include "follow.h"
 #include "manifest.h"
 #include "progress.h"
 #include "dirname.h"
@@ -481,6 +482,52 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
   return false;
 }
 
+/* The status of the existing destination DST, as the copy of a file of
+   mode SMODE will treat it: with USE_LSTAT, the name itself (but a
+   symbolic link to a directory under --keep-directory-symlink), else the
+   file a symbolic link there leads to.  A symbolic link that another
+   user may have planted (follow.h) is not followed: for a directory that
+   is the end (*REFUSED, reported); for a file, its own status stands,
+   and opening it for the copy refuses it (regular.c), or -f replaces it.
+   Return 0, or -1 with errno as fstatat.  */
+static int
+stat_dest (struct cp8m_options const *o, struct loc const *dst, mode_t smode,
+           bool use_lstat, struct stat *st, bool *refused)
+{
+  *refused = false;
+  if (fstatat (dst->dirfd, dst->rel, st, AT_SYMLINK_NOFOLLOW) != 0)
+    return -1;
+  bool dir_link = S_ISDIR (smode) && o->keep_directory_symlink;
+  if (!S_ISLNK (st->st_mode) || (use_lstat && !dir_link))
+    return 0;
+  struct stat t;
+  int r = fstatat (dst->dirfd, dst->rel, &t, 0);
+  int err = errno;
+  /* A dangling link is written through only under POSIXLY_CORRECT;
+     otherwise it gets GNU's refusal (dest.c).  */
+  bool followed = use_lstat ? r == 0 && S_ISDIR (t.st_mode)
+                  : r == 0 || (err == ENOENT
+                               && o->open_dangling_dest_symlink);
+  if (followed && !follow_allowed (dst->dirfd, dst->rel, st))
+    {
+      if (!use_lstat)
+        return 0;
+      follow_refused (dst->name);
+      *refused = true;
+      return -1;
+    }
+  if (use_lstat)
+    {
+      if (followed)
+        *st = t;
+      return 0;
+    }
+  if (r == 0)
+    *st = t;
+  errno = err;
+  return r;
+}
+
 static bool copy_node_here (struct copy_ctx *c, struct loc const *src,
                             struct loc const *dst, struct ancestor *parent,
                             struct walk *w, bool command_line);
@@ -552,15 +599,10 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
   char *backup = NULL;
   if (!dst->absent)
     {
-      int r = fstatat (dst->dirfd, dst->rel, &dst_st,
-                       use_lstat ? AT_SYMLINK_NOFOLLOW : 0);
-      if (r == 0 && S_ISLNK (dst_st.st_mode) && S_ISDIR (smode)
-          && o->keep_directory_symlink)
-        {
-          struct stat t;
-          if (fstatat (dst->dirfd, dst->rel, &t, 0) == 0 && S_ISDIR (t.st_mode))
-            dst_st = t;
-        }
+      bool refused;
+      int r = stat_dest (o, dst, smode, use_lstat, &dst_st, &refused);
+      if (refused)
+        return false;
       if (r != 0)
         {
           if (errno == ELOOP && !use_lstat && o->force)

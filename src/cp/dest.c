@@ -25,6 +25,7 @@
 #include "whole.h"
 #include "dirname.h"
 #include "error.h"
+#include "follow.h"
 #include "renameatu.h"
 #include "xalloc.h"
 
@@ -313,18 +314,14 @@ create_tempname (struct dest *d, mode_t mode, int accmode)
   return fd;
 }
 
-/* Create LOC under its own name with ACCMODE, armed for removal if ARM.
-   THROUGH_LINK: LOC is a dangling symlink to write through; the file made
-   is the link's target, which is left as it is on failure, as GNU cp
-   leaves it (LOC's name is the user's symlink, not ours to remove).  */
+/* Create LOC under its own name with ACCMODE, armed for removal if
+   ARM.  */
 static int
-create_at_name (struct loc const *loc, mode_t mode, int accmode,
-                bool through_link, bool arm)
+create_at_name (struct loc const *loc, mode_t mode, int accmode, bool arm)
 {
   dest_hold_signals ();
   int fd = openat (loc->dirfd, loc->rel,
-                   accmode | O_CREAT | O_CLOEXEC
-                   | (through_link ? 0 : O_EXCL), mode);
+                   accmode | O_CREAT | O_CLOEXEC | O_EXCL, mode);
   int err = errno;
   if (fd >= 0 && arm)
     arm_removal (loc->dirfd, loc->rel);
@@ -373,7 +370,7 @@ dest_create (struct dest *d, struct cp8m_options const *o,
     {
       /* This open fails, and its error is the one GNU reports.  */
       d->kind = DEST_AT_NAME;
-      d->fd = create_at_name (loc, mode, O_WRONLY, false, true);
+      d->fd = create_at_name (loc, mode, O_WRONLY, true);
       return d->fd >= 0;
     }
   /* A name known not to exist is no link (one that appears meanwhile
@@ -389,14 +386,26 @@ dest_create (struct dest *d, struct cp8m_options const *o,
           *reported = true;
           return false;
         }
+      /* The file made is the link's target, left as it is on failure,
+         as GNU cp leaves it (LOC's name is the user's symlink, not ours
+         to remove): nothing is armed.  Only through a link whose owner
+         may be trusted (follow.h).  */
       d->kind = DEST_THROUGH_LINK;
-      d->fd = create_at_name (loc, mode, O_WRONLY, true, false);
+      bool refused;
+      d->fd = follow_openat (loc->dirfd, loc->rel,
+                             O_WRONLY | O_CREAT | O_CLOEXEC, mode, &refused,
+                             NULL);
+      if (refused)
+        {
+          follow_refused (loc->name);
+          *reported = true;
+        }
       return d->fd >= 0;
     }
   if (stream)
     {
       d->kind = DEST_STREAM;
-      d->fd = create_at_name (loc, mode, accmode, false, false);
+      d->fd = create_at_name (loc, mode, accmode, false);
       /* A fatal signal keeps what was read (and a --backup beside it),
          as GNU cp does: it must not put the backup back over it.  A
          failure still does, as GNU's does.  */

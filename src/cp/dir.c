@@ -18,6 +18,7 @@
 
 #include "diag.h"
 #include "error.h"
+#include "follow.h"
 #include "filenamecat.h"
 #include "same-inode.h"
 #include "sync.h"
@@ -128,6 +129,20 @@ prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
   prefetch_settle (p);
 }
 
+/* Open the existing directory DST with ACCESS (O_RDONLY or O_PATH):
+   not following a symbolic link (FOLLOW is O_NOFOLLOW), or, under
+   --keep-directory-symlink (FOLLOW 0), following one only as the rule of
+   follow.h allows (else *REFUSED).  Return the descriptor, or -1 with
+   errno.  */
+static int
+open_existing_dir (struct loc const *dst, int access, int follow,
+                   bool *refused)
+{
+  int flags = access | O_DIRECTORY | O_CLOEXEC;
+  return follow ? openat (dst->dirfd, dst->rel, flags | follow)
+         : follow_openat (dst->dirfd, dst->rel, flags, 0, refused, NULL);
+}
+
 /* Open the destination directory DST of the level LV: through PIN, the
    directory just made (or -1), else by name (not following a symbolic
    link, but with --keep-directory-symlink), and note what it is.  Held
@@ -154,19 +169,23 @@ open_dst_dir (struct cp8m_options const *o, struct loc const *dst,
     }
   /* A new directory is opened through the descriptor of the one made,
      so that what is copied goes into it whatever its name holds now.  */
+  bool refused = false;
   int fd = pin->fd >= 0
            ? openat (pin->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-           : openat (dst->dirfd, dst->rel,
-                     O_RDONLY | O_DIRECTORY | O_CLOEXEC | follow);
-  if (fd < 0 && errno == EACCES)
+           : open_existing_dir (dst, O_RDONLY, follow, &refused);
+  if (fd < 0 && errno == EACCES && !refused)
     {
       /* A directory this user may not read or search: as in GNU cp, each
          entry then fails on its own ("cannot stat") and the directory
          still gets its attributes, through an O_PATH descriptor.  */
       fd = pin->fd >= 0 ? dup (pin->fd)
-           : openat (dst->dirfd, dst->rel,
-                     O_PATH | O_DIRECTORY | O_CLOEXEC | follow);
+           : open_existing_dir (dst, O_PATH, follow, &refused);
       lv->dst_path_only = fd >= 0;
+    }
+  if (refused)
+    {
+      follow_refused (dst->name);
+      return false;
     }
   if (fd < 0)
     {

@@ -259,6 +259,13 @@ is rewritten in place, as GNU cp does (and may then be left part\n\
 written), unless --atomic is given.  A pipe, FIFO or device is copied to\n\
 its destination's name as it is read.\n\
 \n\
+A symbolic link at the destination (an existing DEST or file in it, the\n\
+target directory, a directory --parents meets) is followed only when it\n\
+belongs to the user cp8M runs as or to the owner of its directory, the\n\
+rule of Linux's protected_symlinks applied in every directory: another\n\
+user's link is refused ('not following symbolic link'), or replaced with\n\
+-f.  GNU cp follows them all.\n\
+\n\
 A long option may be shortened as GNU cp allows: a prefix that fits one of\n\
 GNU cp's options alone means that option, as it does there (--sy is\n\
 --symbolic-link, --b is --backup).  cp8M's own options are known by their\n\

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "progress.h"
 #include "error.h"
+#include "follow.h"
 #include "stat-time.h"
 #include "sync.h"
 #include "xalloc.h"
@@ -114,13 +115,13 @@ make_one (struct cp8m_options const *o, int at, char const *comp,
   return true;
 }
 
-/* The existing directory COMP (relative to AT) of AT for P (its status,
-   following a symbolic link as GNU cp does, in P->dst_st).  With HOLD,
-   set *FD to a descriptor of it (O_PATH, checked to be what was seen),
-   else to -1.  Return false after reporting a failure.  */
+/* The existing directory P, met as MET (O_PATH, its status in
+   P->dst_st, following a symbolic link as GNU cp does where follow.h
+   allows it; the link's own status in P->link_st).  With HOLD, set *FD
+   to MET (taken: *MET becomes -1), else to -1.  Return false after
+   reporting a failure.  */
 static bool
-open_existing (int at, char const *comp, struct parent_dir *p, bool hold,
-               int *fd)
+use_existing (struct parent_dir *p, int *met, bool hold, int *fd)
 {
   *fd = -1;
   if (!S_ISDIR (p->dst_st.st_mode))
@@ -128,38 +129,127 @@ open_existing (int at, char const *comp, struct parent_dir *p, bool hold,
       error (0, 0, "%s exists but is not a directory", quote_file (p->dst));
       return false;
     }
-  p->via_link = fstatat (at, comp, &p->link_st, AT_SYMLINK_NOFOLLOW) == 0
-                && S_ISLNK (p->link_st.st_mode);
-  struct node n;
-  if (hold && !node_open_seen (&n, at, comp, p->dst, &p->dst_st, true))
-    {
-      error (0, errno, "cannot access %s", quote_file (p->dst));
-      return false;
-    }
+  p->via_link = S_ISLNK (p->link_st.st_mode);
   if (hold)
-    *fd = n.fd;
+    {
+      *fd = *met;
+      *met = -1;
+    }
   return true;
 }
 
-/* Is the directory part of RELPATH (under DIRFD) there already,
-   following symbolic links?  Then, as in GNU cp, none of the directories
-   on the way is made or given attributes; *FD gets a descriptor of that
-   directory (O_PATH), or -1 when it cannot be opened (not a directory:
-   the copy then goes by name, and fails as GNU's does).  */
-static bool
-all_there (int dirfd, char *relpath, int *fd)
+/* Open the component COMP (relative to AT) of the operand, named DST in
+   messages, following a symbolic link only as follow.h allows (else
+   report it, and set *REFUSED).  Return an O_PATH descriptor, or -1 with
+   errno.  LINK_ST: as follow_openat's.  */
+static int
+open_component (int at, char const *comp, char const *dst, bool *refused,
+                struct stat *link_st)
 {
+  /* COMP: one component of the operand (or, held by name, its
+     directories), relative to AT.  */
+  int fd = follow_openat (at, comp, O_PATH | O_CLOEXEC, 0, refused, link_st);
+  if (*refused)
+    follow_refused (dst);
+  return fd;
+}
+
+enum there { THERE_NOT, THERE_ALL, THERE_REFUSED };
+
+/* all_there with no descriptor to spare for the walk (the lowest
+   limits, dirfds.c): DIRS, the operand's directories, by their names
+   under DIRFD as GNU cp looks at them, each symbolic link among them
+   checked by name first (held by nothing, a swap in between goes
+   unseen, as with everything held by name).  DST: as all_there's.  */
+static enum there
+all_there_by_name (int dirfd, char *dirs, char const *dst, int *fd)
+{
+  for (char *p = dirs;;)
+    {
+      char *slash = strchr (p, '/');
+      if (slash)
+        *slash = '\0';
+      struct stat st;
+      /* DIRS up to P's end: relative to DIRFD (the leading '/' of the
+         operand skipped).  */
+      bool allowed = fstatat (dirfd, dirs, &st, AT_SYMLINK_NOFOLLOW) != 0
+                     || !S_ISLNK (st.st_mode)
+                     || follow_allowed (dirfd, dirs, &st);
+      if (!allowed)
+        follow_refused (dst);
+      if (slash)
+        *slash = '/';
+      if (!allowed)
+        return THERE_REFUSED;
+      if (!slash)
+        break;
+      p = slash + strspn (slash, "/");
+    }
+  struct stat st;
+  /* DIRS: relative to DIRFD, as above.  */
+  if (fstatat (dirfd, dirs, &st, 0) != 0)
+    return THERE_NOT;
+  *fd = openat (dirfd, dirs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return THERE_ALL;
+}
+
+/* Is the directory part of RELPATH (under DIRFD) there already?  Then,
+   as in GNU cp, none of the directories on the way is made or given
+   attributes; *FD gets a descriptor (O_PATH) of the last, or of what is
+   there when it is no directory (the copy into it then fails as GNU's
+   does).  Each is looked up in the one before, through its descriptor,
+   following a symbolic link only as follow.h allows: THERE_REFUSED after
+   reporting one that is not.  DST: the name shown in messages, which
+   ends where RELPATH ends (RELPATH is part of it).  */
+static enum there
+all_there (int dirfd, char *relpath, char const *dst, int *fd)
+{
+  *fd = -1;
   char *last = strrchr (relpath, '/');
   if (!last)
-    return false;
-  /* One component of the operand, relative to DIRFD.  */
+    return THERE_NOT;
   *last = '\0';
-  struct stat st;
-  bool there = fstatat (dirfd, relpath, &st, 0) == 0;
-  if (there)
-    /* The operand's directories, relative to DIRFD (its leading '/'
-       skipped).  */
-    *fd = openat (dirfd, relpath, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  enum there there = THERE_ALL;
+  int at = dirfd;
+  char *comp = relpath;
+  for (;;)
+    {
+      char *slash = strchr (comp, '/');
+      if (slash)
+        *slash = '\0';
+      bool refused;
+      int next = open_component (at, comp, dst, &refused, NULL);
+      int err = next < 0 ? errno : 0;
+      struct stat st;
+      /* One on the way that is no directory: the walk below reports it.  */
+      if (next >= 0 && slash
+          && (fstat (next, &st) != 0 || !S_ISDIR (st.st_mode)))
+        {
+          close (next);
+          next = -1;
+        }
+      if (at != dirfd)
+        close (at);
+      if (slash)
+        *slash = '/';
+      if (next < 0 && !refused && (err == EMFILE || err == ENFILE))
+        {
+          there = all_there_by_name (dirfd, relpath, dst, fd);
+          break;
+        }
+      if (next < 0)
+        {
+          there = refused ? THERE_REFUSED : THERE_NOT;
+          break;
+        }
+      at = next;
+      if (!slash)
+        {
+          *fd = next;
+          break;
+        }
+      comp = slash + strspn (slash, "/");
+    }
   *last = '/';
   return there;
 }
@@ -187,7 +277,10 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
   while (*relpath == '/')
     relpath++;
   int there_fd = -1;
-  if (all_there (dirfd, relpath, &there_fd))
+  enum there there = all_there (dirfd, relpath, dst, &there_fd);
+  if (there == THERE_REFUSED)
+    return false;
+  if (there == THERE_ALL)
     {
       if (made->by_name && there_fd >= 0)
         close (there_fd);
@@ -217,15 +310,20 @@ parents_make (struct cp8m_options const *o, int dirfd, char *dst, char *rel,
       p->dst = xstrdup (dst);
       p->rel = xstrdup (relpath);
       /* COMP: one component, relative to AT.  */
-      bool missing = fstatat (at, comp, &p->dst_st, 0) != 0;
+      bool refused;
+      int met = open_component (at, comp, p->dst, &refused, &p->link_st);
+      bool missing = met < 0 || fstat (met, &p->dst_st) != 0;
       bool kept = missing || keep_met;
-      int err = !kept ? 0
+      int err = refused || !kept ? 0
                 : stat (p->src, &p->st) != 0 ? errno
                 : S_ISDIR (p->st.st_mode) ? 0 : ENOTDIR;
       int next = -1;
       bool hold = !made->by_name;
-      bool ok = !err && (missing ? make_one (o, at, comp, p, hold, &next)
-                                 : open_existing (at, comp, p, hold, &next));
+      bool ok = !refused && !err
+                && (missing ? make_one (o, at, comp, p, hold, &next)
+                    : use_existing (p, &met, hold, &next));
+      if (met >= 0)
+        close (met);
       if (err)
         error (0, err, "failed to get attributes of %s", quote_file (p->src));
       *dst_absent = missing;

@@ -19,6 +19,7 @@
 #include "manifest.h"
 #include "progress.h"
 #include "error.h"
+#include "follow.h"
 #include "same-inode.h"
 #include "sync.h"
 #include "unistd-safer.h"
@@ -26,7 +27,8 @@
 
 /* Open the existing DST for writing; with -f, remove it if that fails
    (setting *DST_NEW).  Return the descriptor, or -1 with errno set (and
-   *DST_NEW false), or -1 with *DST_NEW true when DST is now gone.  */
+   *DST_NEW false), or -1 with *DST_NEW true when DST is now gone, or -1
+   with *FAILED true after reporting.  */
 static int
 open_existing (struct cp8m_options const *o, struct loc const *dst,
                bool *dst_new, bool *failed, bool *replace)
@@ -50,9 +52,21 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
                             AT_SYMLINK_NOFOLLOW) == 0
                 && S_ISREG (lst.st_mode);
   int flags = O_CLOEXEC | (o->attributes_only || atomic ? 0 : O_TRUNC);
-  int fd = openat (dst->dirfd, dst->rel, acc | flags);
-  if (fd < 0 && acc == O_RDWR && errno == EACCES)
-    fd = openat (dst->dirfd, dst->rel, O_WRONLY | flags);
+  /* A symbolic link there is followed only if its owner may be trusted
+     (follow.h): another user's is refused, or with -f replaced, as GNU
+     cp -f replaces a link the kernel will not follow.  */
+  bool refused;
+  int fd = follow_openat (dst->dirfd, dst->rel, acc | flags, 0, &refused,
+                          NULL);
+  if (fd < 0 && acc == O_RDWR && errno == EACCES && !refused)
+    fd = follow_openat (dst->dirfd, dst->rel, O_WRONLY | flags, 0, &refused,
+                        NULL);
+  if (fd < 0 && refused && !o->force)
+    {
+      follow_refused (dst->name);
+      *failed = true;
+      return -1;
+    }
   *replace = false;
   if (fd >= 0 && atomic)
     {
