@@ -247,4 +247,11 @@ bool apply_metadata (struct copy_ctx *c, struct node const *src,
 bool copy_xattrs (struct copy_ctx *c, struct node const *src,
                   struct node const *dst);
 
+/* xattr.c: --atomic: give DST, the replacement of the file OLD, OLD's
+   extended attributes, as a rewrite in place keeps them: all but the
+   ACLs (copied with the mode), the file capabilities (which a write
+   clears) and those xattr.c never copies.  Return false after
+   reporting.  */
+bool keep_xattrs (struct node const *old, struct node const *dst);
+
 #endif

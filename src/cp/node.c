@@ -237,6 +237,20 @@ node_utimens (struct node const *n, struct timespec const ts[2])
   return utimensat (AT_FDCWD, n->name, ts, AT_SYMLINK_NOFOLLOW);
 }
 
+int
+node_access (struct node const *n, int mode)
+{
+  char buf[NODE_PROC_NAME];
+  /* The absolute /proc name, on purpose: it ends on the node.  */
+  if (faccessat (AT_FDCWD, proc_name (n, buf), mode, AT_EACCESS) == 0)
+    return 0;
+  if (!no_proc (errno))
+    return -1;
+  /* REL: relative to DIRFD, as the struct loc names are.  */
+  return faccessat (n->dirfd, n->rel, mode,
+                    AT_EACCESS | AT_SYMLINK_NOFOLLOW);
+}
+
 /* The extended-attribute calls: on the descriptor when it can read and
    write, else on its /proc name (which ends on the node), else on the
    checked name without following it.  A source not opened (FD -1) is

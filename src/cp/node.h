@@ -93,6 +93,12 @@ ssize_t node_getxattr (struct node const *n, char const *attr, void *buf,
 int node_setxattr (struct node const *n, char const *attr, void const *buf,
                    size_t size);
 
+/* May this process (its effective IDs) use the node N as MODE says
+   (W_OK...), as an open would decide?  faccessat's contract: 0, or -1
+   with errno.  Asked of the node itself through its /proc name; without
+   /proc, of its name, a symbolic link not followed.  */
+int node_access (struct node const *n, int mode);
+
 /* What to give gnulib's ACL functions, which take a name and a
    descriptor (or -1) and fall back on the name for what a descriptor
    cannot do (a directory's default ACL, any ACL of an O_PATH node):

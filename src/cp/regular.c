@@ -42,31 +42,29 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
       && fstatat (dst->dirfd, dst->rel, &st, 0) == 0 && S_ISREG (st.st_mode))
     acc = O_RDWR;
   /* --atomic replaces a regular file under its own name (a symlink's
-     target is written through, as without it): opened for writing all
-     the same, as the check that this user may change it, but kept.  */
+     target is written through, as without it): the old file is only
+     opened O_PATH (dest_open_old), never for writing, so that a running
+     program's file is replaced as install replaces it.  */
   struct stat lst;
-  bool atomic = o->atomic && !o->attributes_only
-                && fstatat (dst->dirfd, dst->rel, &lst,
-                            AT_SYMLINK_NOFOLLOW) == 0
-                && S_ISREG (lst.st_mode);
-  int flags = O_CLOEXEC | (o->attributes_only || atomic ? 0 : O_TRUNC);
+  *replace = false;
+  if (o->atomic && !o->attributes_only
+      && fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
+      && S_ISREG (lst.st_mode))
+    {
+      int old = dest_open_old (dst, &lst);
+      if (old >= 0)
+        {
+          *replace = true;
+          return old;
+        }
+      /* Swapped for another file (a symlink) since it was looked at, or
+         not this user's to change: opened in place, as without
+         --atomic, which writes through or says why not.  */
+    }
+  int flags = O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC);
   int fd = openat (dst->dirfd, dst->rel, acc | flags);
   if (fd < 0 && acc == O_RDWR && errno == EACCES)
     fd = openat (dst->dirfd, dst->rel, O_WRONLY | flags);
-  *replace = false;
-  if (fd >= 0 && atomic)
-    {
-      /* Swapped for another file (a symlink) since it was looked at:
-         that one is written in place, truncated as O_TRUNC would.  */
-      *replace = fstat (fd, &st) == 0 && SAME_INODE (st, lst);
-      if (!*replace && ftruncate (fd, 0) != 0)
-        {
-          int err = errno;
-          close (fd);
-          errno = err;
-          return -1;
-        }
-    }
   if (fd < 0 && errno == ENOENT)
     {
       /* Gone since it was looked at (NFS does this, and so does anyone
@@ -173,10 +171,12 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
       int fd = open_existing (o, dst, dst_new, &failed, &replace);
       if (fd >= 0 && replace)
         {
-          if (!dest_replace (d, o, dst, fd))
+          bool reported;
+          if (!dest_replace (d, o, dst, fd, &reported))
             {
-              error (0, errno, "cannot create regular file %s",
-                     quote_file (dst->name));
+              if (!reported)
+                error (0, errno, "cannot create regular file %s",
+                       quote_file (dst->name));
               return false;
             }
           d->fd = fd_safer (d->fd);
