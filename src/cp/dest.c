@@ -583,6 +583,39 @@ link_tmpfile (int fd, int dirfd, char const *rel)
   return linkat (AT_FDCWD, path, dirfd, rel, AT_SYMLINK_FOLLOW);
 }
 
+int
+dest_link_fd (int fd, int dirfd, char const *rel)
+{
+  /* REL: relative to DIRFD, as the struct loc names are.  */
+  return link_tmpfile (fd, dirfd, rel);
+}
+
+int
+dest_new_owner (struct loc const *loc, uid_t *owner)
+{
+  struct dest d = { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
+  /* Unnamed: no one can put anything else in its place.  */
+  d.fd = open_tmpfile (loc, S_IRUSR | S_IWUSR, O_WRONLY);
+  if (d.fd < 0 && tmpfile_refused (errno))
+    {
+      /* O_EXCL: the descriptor is of the file this made, whatever its
+         name holds by the time it is removed again.  */
+      d.kind = DEST_TEMPNAME;
+      d.fd = create_tempname (&d, S_IRUSR | S_IWUSR, O_WRONLY);
+    }
+  if (d.fd < 0)
+    return -1;
+  struct stat st;
+  int r = fstat (d.fd, &st);
+  int err = errno;
+  if (r == 0)
+    *owner = st.st_uid;
+  /* Closed, and a hidden name removed (and disarmed).  */
+  dest_abort (&d);
+  errno = err;
+  return r;
+}
+
 static int
 link_excl (struct dest const *d, void *arg)
 {

@@ -161,6 +161,19 @@ void dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
 void dest_hold_signals (void);
 void dest_release_signals (void);
 
+/* Give the file open as FD (an unnamed one, or any node, O_PATH
+   included) the name REL in DIRFD (relative to it, as the struct loc
+   names it comes from are): linkat with AT_EMPTY_PATH, or through its
+   /proc name.  0, or -1 with errno.  */
+int dest_link_fd (int fd, int dirfd, char const *rel);
+
+/* The owner that the file system gives a file this process makes
+   beside LOC (in LOC's directory), set in *OWNER: learnt from a file
+   made there and removed at once (an unnamed O_TMPFILE; where that is
+   refused, a hidden name made with O_EXCL, with the fatal signals held
+   until it is gone).  0, or -1 with errno.  */
+int dest_new_owner (struct loc const *loc, uid_t *owner);
+
 /* NAME with its last component replaced by BASE, as messages show a
    backup: a new string.  */
 char *sibling_name (char const *name, char const *base);

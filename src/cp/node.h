@@ -10,7 +10,11 @@
    - a node cp8M just made is opened with O_PATH | O_NOFOLLOW (no side
      effect, even on a FIFO or a device) and checked with fstat to be
      what was made: its type, a single link (a hard link to another file
-     has two), its device number;
+     has two), its device number, and its owner: this process's own, or
+     the one the file system gives the nodes it makes there (NFS with
+     root_squash, uid= mounts: learnt from a node made for that, node.c),
+     so that a node of the same type another user made and renamed in
+     its place is refused;
    - an existing node is the one opened for the copy, or, opened anew,
      checked to have the device and inode numbers the walk saw;
    - on the descriptor: fchownat and utimensat with AT_EMPTY_PATH; a
