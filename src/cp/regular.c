@@ -256,6 +256,8 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
   /* For the engine and the metadata, which would take it each.  */
   struct stat dst_st;
   bool have_dst_st = fstat (d.fd, &dst_st) == 0;
+  if (have_dst_st)
+    note_made (c, &dst_st);   /* what later hard links link (seen.h) */
   if (!*dst_new)
     omitted = extra = 0;   /* an existing file keeps its mode until the end */
   else if (extra)
