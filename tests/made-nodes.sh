@@ -112,26 +112,27 @@ check () {
         fail "$1: exit $status, not refused: $(cat err)" ;;
   esac
 }
+# swap_top WHEN PREFIX: cp8M -a src shared/z under PREFIX, z swapped for
+# a link to the user's tree while the WHENth linkat is held; its status
+# in $status.
+swap_top () {
+  rm -rf shared/z shared/.swapped pid
+  "$SWAPPER" pid linkat shared z "$PWD/usertree" 2>swapper.err &
+  swp=$!
+  run "linkat:delay_enter=$delay:when=$1" "$2" -a src shared/z
+  status=$?
+  wait $swp || { cat swapper.err >&2; fail "link $1 ($2): the swapper failed"; }
+}
 # The swap while the first copy is made (the link that names it: the
 # first linkat), and while the later link is made (the second): with a
 # descriptor of the first copy kept, the link is made either way.
 for when in 1 2; do
-  rm -rf shared/z shared/.swapped pid
-  "$SWAPPER" pid linkat shared z "$PWD/usertree" 2>swapper.err &
-  swp=$!
-  run "linkat:delay_enter=$delay:when=$when" "" -a src shared/z
-  status=$?
-  wait $swp || { cat swapper.err >&2; fail "link $when: the swapper failed"; }
+  swap_top $when ""
   check "swapped at link $when" linked
 done
 # No descriptor kept (ulimit -n 32): the earlier copy is looked up by
 # its name, which now leads to the user's file: refused.
-rm -rf shared/z shared/.swapped pid
-"$SWAPPER" pid linkat shared z "$PWD/usertree" 2>swapper.err &
-swp=$!
-run "linkat:delay_enter=$delay:when=1" "ulimit -n 32 &&" -a src shared/z
-status=$?
-wait $swp || { cat swapper.err >&2; fail "ulimit -n 32: the swapper failed"; }
+swap_top 1 "ulimit -n 32 &&"
 check "ulimit -n 32" refused
 note "later hard links: root's first copy, or refused; never the user's file"
 
