@@ -23,43 +23,49 @@
 #include "same-inode.h"
 
 /* Make the link MAKE describes at DIRFD/NAME: a symbolic link to TARGET
-   (SYMBOLIC), a hard link to the node open as FROM_FD (when not -1,
-   FROM_REL being its whole name: link_to_earlier), or else a hard link
-   to FROM_DIRFD/FROM_REL.  */
+   (SYMBOLIC), a hard link to the first copy COPY (link_to_earlier:
+   FROM_FD, a descriptor of it or -1, and FROM_REL, its whole name), or
+   else a hard link to FROM_DIRFD/FROM_REL.  */
 struct link_req
 {
   bool symbolic;
   char const *target;
+  struct seen_copy const *copy;
   int from_fd;
   int from_dirfd;
   char const *from_rel;
   int flags;
 };
 
-/* A hard link at DIRFD/NAME to the node open as FD, whose whole name is
-   FROM: through the descriptor (dest_link_fd); where neither linkat
-   with AT_EMPTY_PATH nor /proc is there (no CAP_DAC_READ_SEARCH before
-   Linux 6.10, and a chroot without /proc), by FROM, not following a
-   symbolic link, right after checking that FROM still holds the node.  */
+/* A hard link at DIRFD/NAME to the first copy L->copy: through L->from_fd
+   (dest_link_fd).  Where there is no such descriptor (none left under
+   the descriptor limit), or neither linkat with AT_EMPTY_PATH nor /proc
+   can use it (no CAP_DAC_READ_SEARCH before Linux 6.10, and a chroot
+   without /proc), by its whole name L->from_rel, not following a
+   symbolic link, right after checking that the name still holds the
+   node.  */
 static int
-link_node (int fd, char const *from, int dirfd, char const *name)
+link_first_copy (struct link_req const *l, int dirfd, char const *name)
 {
-  if (dest_link_fd (fd, dirfd, name) == 0)
-    return 0;
-  if (errno != ENOENT || access ("/proc/self/fd", F_OK) == 0)
+  if (l->from_fd >= 0)
+    {
+      if (dest_link_fd (l->from_fd, dirfd, name) == 0)
+        return 0;
+      if (errno != ENOENT || access ("/proc/self/fd", F_OK) == 0)
+        return -1;
+    }
+  struct stat st;
+  /* FROM_REL: the earlier copy's whole name, absolute when the user's
+     is.  */
+  if (fstatat (AT_FDCWD, l->from_rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return -1;
-  struct stat a, b;
-  /* FROM: the earlier copy's whole name, absolute when the user's is.  */
-  if (fstat (fd, &a) != 0
-      || fstatat (AT_FDCWD, from, &b, AT_SYMLINK_NOFOLLOW) != 0)
-    return -1;
-  if (!SAME_INODE (a, b))
+  if (st.st_dev != l->copy->dev || st.st_ino != l->copy->ino)
     {
       errno = ENOENT;
       return -1;
     }
-  /* As checked: FROM, absolute when the user's is.  */
-  return linkat (AT_FDCWD, from, dirfd, name, 0);
+  /* As checked: FROM_REL, absolute when the user's is.  */
+  return linkat (AT_FDCWD, l->from_rel, dirfd, name, 0);
 }
 
 static int
@@ -68,8 +74,8 @@ make_link (struct link_req const *l, int dirfd, char const *name)
   /* NAME: relative to DIRFD as the struct loc names are.  */
   if (l->symbolic)
     return symlinkat (l->target, dirfd, name);
-  if (l->from_fd >= 0)
-    return link_node (l->from_fd, l->from_rel, dirfd, name);
+  if (l->copy)
+    return link_first_copy (l, dirfd, name);
   /* NAME: relative to DIRFD as the struct loc names are; FROM_REL too
      (a source, from its directory's descriptor; an operand from the
      working directory, absolute when the user named it so).  */
@@ -121,7 +127,7 @@ force_link (struct link_req const *l, struct loc const *dst, bool replace,
 static int
 force_symlinkat (char const *target, struct loc const *dst, bool replace)
 {
-  struct link_req l = { .symbolic = true, .target = target, .from_fd = -1 };
+  struct link_req l = { .symbolic = true, .target = target };
   bool replaced;
   return force_link (&l, dst, replace, &replaced);
 }
@@ -269,8 +275,7 @@ bool
 make_hard_link (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, bool follow)
 {
-  struct link_req l = { .from_fd = -1, .from_dirfd = src->dirfd,
-                        .from_rel = src->rel,
+  struct link_req l = { .from_dirfd = src->dirfd, .from_rel = src->rel,
                         .flags = follow ? AT_SYMLINK_FOLLOW : 0 };
   return stats_made (c->stats, STATS_HARD_LINK,
                      hard_link (c->o, &l, src->name, dst,
@@ -342,33 +347,32 @@ link_to_earlier (struct copy_ctx *c, struct stat const *sst,
   struct seen_copy *copy = seen_get_copy (c->links, sst->st_dev,
                                           sst->st_ino);
   struct node n = { .fd = -1 };
-  bool ok;
+  /* Not noted: its first copy could not be looked at.  */
+  bool ok = copy != NULL;
+  int err = ENOENT;
   if (copy && copy->fd >= 0)
     n.fd = copy->fd;
   else if (copy)
     {
       struct stat seen = { .st_dev = copy->dev, .st_ino = copy->ino,
                            .st_mode = S_IFREG };
-      /* EARLIER: the copy's whole name, absolute when the user's is.  */
-      if (node_open_seen (&n, AT_FDCWD, earlier, earlier, &seen, false))
-        n.own_fd = true;
+      /* EARLIER: the copy's whole name, absolute when the user's is.
+         With no descriptor left, link_first_copy checks the name.  */
+      ok = node_open_seen (&n, AT_FDCWD, earlier, earlier, &seen, false)
+           || errno == EMFILE || errno == ENFILE;
+      err = errno;
     }
-  else
-    /* Not noted: its first copy could not be looked at.  */
-    errno = ENOENT;
-  if (n.fd < 0)
-    {
-      error (0, errno, "cannot create hard link %s to %s",
-             quote_file_n (0, dst->name), quote_file_n (1, earlier));
-      ok = false;
-    }
+  if (!ok)
+    error (0, err, "cannot create hard link %s to %s",
+           quote_file_n (0, dst->name), quote_file_n (1, earlier));
   else
     {
-      struct link_req l = { .from_fd = n.fd, .from_rel = earlier };
+      struct link_req l = { .copy = copy, .from_fd = n.fd,
+                            .from_rel = earlier };
       ok = hard_link (c->o, &l, earlier, dst, true);
     }
   node_close (&n);
-  if (ok && copy && copy->fd >= 0 && --copy->left == 0)
+  if (ok && copy->fd >= 0 && --copy->left == 0)
     seen_drop_fd (c->links, copy);
   return stats_made (c->stats, STATS_HARD_LINK, ok);
 }
