@@ -313,10 +313,22 @@ remember_first_copy (struct copy_ctx *c, struct stat const *sst,
 {
   struct seen_copy copy = { .fd = -1 };
   struct stat st;
+  struct stat lst;
   if (c->made_known)
     {
       copy.dev = c->made_dev;
       copy.ino = c->made_ino;
+      /* Written through the symbolic link the destination was: GNU cp
+         links that name, which is the link itself, leading to the copy;
+         so does cp8M.  */
+      if (fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
+          && S_ISLNK (lst.st_mode)
+          && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
+          && st.st_dev == copy.dev && st.st_ino == copy.ino)
+        {
+          copy.dev = lst.st_dev;
+          copy.ino = lst.st_ino;
+        }
     }
   else if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
