@@ -1,7 +1,8 @@
 #!/bin/sh
 # Root copying into a directory another user (nobody) owns, while that
 # user moves names at the worst moments (issue 51, section 3):
-# 1. a node cp8M has just made (mkdirat, mknodat, symlinkat) is swapped
+# 1. a node cp8M has just made (mkdirat, mknodat, symlinkat, and a
+#    --parents directory) is swapped
 #    for one of the user's, of the same type, before cp8M opens it to set
 #    its metadata: cp8M must say it was replaced and leave the user's
 #    node as it was (src/cp/node.c: the owner of a node made);
@@ -46,21 +47,23 @@ meta () {
   stat -c '%n %u:%g %a %.9X %.9Y' "$1" && getfattr -h -d -m - "$1" 2>/dev/null
 }
 
-# 1. The node made, swapped for the user's own.  Sources root's, mode
-#    600, with an attribute and old times, so that -a changes everything.
-mkdir src src/d || exit 99
+# 1. The node made, swapped for the user's own (with --parents, the
+#    first directory on the way).  Sources root's, mode 600 or 700, with
+#    an attribute and old times, so that -a changes everything.
+mkdir src src/d && echo data >src/d/f || exit 99
 mkfifo src/pipe && ln -s target src/lnk || exit 99
 for n in d pipe; do setfattr -n trusted.made -v 1 "src/$n" || exit 99; done
-chmod 600 src/pipe && chmod 700 src/d || exit 99
+chmod 600 src/pipe && chmod 700 src/d src || exit 99
 touch -h -d '2001-02-03 04:05:06' src/pipe src/lnk src/d || exit 99
-while IFS='|' read -r kind call name make; do
+while IFS='|' read -r kind call name args make; do
   rm -rf out theirs pid && mkdir out && sh -c "$make" || exit 99
   chown -h nobody:nogroup out theirs && chmod 755 out || exit 99
   touch -h -d '2010-01-01' theirs || exit 99
   meta theirs | sed 's/^theirs /NODE /' >before
   "$SWAPPER" --exchange pid "$call" out "$name" "$PWD/theirs" 2>swapper.err &
   swp=$!
-  run "$call:delay_exit=$delay:when=1" "" -a "src/$name" out/
+  # shellcheck disable=SC2086
+  run "$call:delay_exit=$delay:when=1" "" $args out/
   status=$?
   wait $swp
   sw=$?
@@ -74,9 +77,10 @@ while IFS='|' read -r kind call name make; do
     fail "$kind: exit $status, not refused: $(cat err)"
   note "$kind: the user's node was refused and left as it was"
 done <<'EOF'
-fifo|mknodat|pipe|mkfifo theirs && chmod 644 theirs
-symlink|symlinkat|lnk|ln -s elsewhere theirs
-directory|mkdirat|d|mkdir theirs && chmod 755 theirs
+fifo|mknodat|pipe|-a src/pipe|mkfifo theirs && chmod 644 theirs
+symlink|symlinkat|lnk|-a src/lnk|ln -s elsewhere theirs
+directory|mkdirat|d|-a src/d|mkdir theirs && chmod 755 theirs
+parents|mkdirat|src|-a --parents src/d/f|mkdir theirs && chmod 755 theirs
 EOF
 
 # 2. Later hard links.  Root's two names of one secret file; the user's
