@@ -495,6 +495,8 @@ main (int argc, char **argv)
       c.prefetch = prefetch_new (dirfds_ahead_limit (), max,
                                   o.prefetch_lockstep);
     }
+  /* The hard-link table's descriptors, beside the walk's (special.c).  */
+  seen_limit_fds (c.links, dirfds_link_room (c.max_open_levels));
   dirfds_stack_init (&c, &c);
   if (o.sync)
     c.sync_dirs = sync_dirs_new ();

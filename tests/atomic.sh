@@ -6,6 +6,9 @@
 # file's mode and owner are kept as a rewrite in place keeps them, a
 # hard link to it keeps the old data, --verify and --sync run before the
 # rename, and a symbolic link is written through as without --atomic.
+# A running program's file is replaced (it is never opened for
+# writing), and the old file's ACL and attributes are kept as a rewrite
+# in place keeps them.
 # Any moment is a good one to kill it: the copy is slowed by --bwlimit
 # so that most fall inside it, and the test accepts either file, so a
 # busy machine cannot fail it.
@@ -94,4 +97,59 @@ cp8M --atomic --debug new link >out || fail "--atomic through a symlink failed"
 grep -q "^destination: existing file, overwritten in place$" out ||
   fail "--debug through a symlink: $(grep destination out)"
 cp8M --atomic new fresh && cmp new fresh || fail "--atomic onto nothing failed"
+
+# 6. A running program's file is replaced as install replaces it (an open
+#    for writing says "Text file busy"): exit 0, the new content under
+#    the name, the running program unharmed (it still has the old file).
+cp /bin/sleep exe && chmod 755 exe || exit 99
+./exe 300 &
+sleeper=$!
+# Until it runs exe, not the shell that forked it.
+i=0
+until [ "$(readlink "/proc/$sleeper/exe" 2>/dev/null)" = "$PWD/exe" ] ||
+      [ $i -ge 1000 ]; do sleep 0.01; i=$((i + 1)); done
+cp8M --atomic new exe 2>err
+status=$?
+kill -0 $sleeper 2>/dev/null
+alive=$?
+kill $sleeper 2>/dev/null
+wait $sleeper 2>/dev/null
+[ $status -eq 0 ] || fail "--atomic over a running program: exit $status: $(cat err)"
+cmp new exe || fail "--atomic over a running program: not the new content"
+[ $alive -eq 0 ] || fail "--atomic over a running program: the program died"
+
+# 7. What a rewrite in place keeps of the old file, --atomic keeps: its
+#    ACL and extended attributes (the source's, when preserved, go over
+#    them, as over a file rewritten in place).  /bin/cp in place is the
+#    reference.
+if command -v setfacl >/dev/null && command -v getfattr >/dev/null &&
+   : >probe && setfacl -m u:nobody:r probe 2>/dev/null &&
+   setfattr -n user.probe -v 1 probe 2>/dev/null; then
+  attrs () {
+    getfacl -c "$1" | grep -v '^$' && getfattr -d -m - "$1" 2>/dev/null |
+      grep -v '^#' | grep -v '^$'
+  }
+  for opts in "" "--preserve=xattr" "-p"; do
+    for how in gnu ours; do
+      cp old "$how" && chmod 640 "$how" && setfacl -m u:nobody:rw "$how" &&
+        setfattr -n user.old -v kept "$how" || exit 99
+    done
+    echo data >src && setfattr -n user.src -v 1 src && chmod 604 src ||
+      exit 99
+    # shellcheck disable=SC2086
+    $GNU_CP $opts src gnu || fail "/bin/cp $opts in place failed"
+    # shellcheck disable=SC2086
+    cp8M --atomic $opts src ours || fail "--atomic $opts failed"
+    attrs gnu >gnu.attrs && attrs ours | sed 's/ours$/gnu/' >ours.attrs
+    cmp -s gnu.attrs ours.attrs || {
+      diff -u gnu.attrs ours.attrs >&2
+      fail "--atomic $opts: the ACL or attributes differ from /bin/cp's in place"
+    }
+    grep -q user.old ours.attrs ||
+      fail "--atomic $opts: the old file's attribute was lost"
+    rm -f src
+  done
+else
+  note "no ACLs or user.* attributes here: their part skipped"
+fi
 exit 0

@@ -13,6 +13,11 @@
        swapped; 2 when the process ended first, or DIR/NAME did not exist
        at the call (nothing to swap: a file still unnamed); 1 on error.
 
+   swapper --exchange PIDFILE SYSCALL DIR NAME NODE
+       The same, but exchange DIR/NAME with NODE, an existing node on
+       the same file system (a node of another user's, which then takes
+       the name of the one the process made).
+
    swapper --socket PATH
        Make a UNIX socket node at PATH (mknod cannot, for an unprivileged
        test).
@@ -63,6 +68,8 @@ static struct
   CALL (fchmod) CALL (fchmodat) CALL (fchown) CALL (fchownat)
   CALL (utimensat) CALL (setxattr) CALL (lsetxattr) CALL (fsetxattr)
   CALL (removexattr) CALL (lremovexattr) CALL (fremovexattr)
+  /* Those that make a node, or a link to one (tests/made-nodes.sh).  */
+  CALL (mkdirat) CALL (mknodat) CALL (symlinkat) CALL (linkat)
 #undef CALL
 };
 
@@ -167,9 +174,13 @@ main (int argc, char **argv)
 {
   if (argc == 3 && strcmp (argv[1], "--socket") == 0)
     return make_socket (argv[2]);
+  bool exchange = argc == 7 && strcmp (argv[1], "--exchange") == 0;
+  if (exchange)
+    argv++, argc--;
   if (argc != 6)
     {
-      fprintf (stderr, "usage: swapper PIDFILE SYSCALL DIR NAME TARGET\n");
+      fprintf (stderr, "usage: swapper [--exchange] PIDFILE SYSCALL DIR NAME"
+               " TARGET\n");
       return 1;
     }
   long nr = syscall_number (argv[2]);
@@ -196,6 +207,16 @@ main (int argc, char **argv)
   struct stat st;
   if (lstat (name, &st) != 0)
     return 2;
+  if (exchange)
+    {
+      if (syscall (SYS_renameat2, AT_FDCWD, argv[5], AT_FDCWD, name,
+                   RENAME_EXCHANGE) != 0)
+        {
+          perror (name);
+          return 1;
+        }
+      return 0;
+    }
   unlink (link);
   if (symlink (argv[5], link) != 0
       || syscall (SYS_renameat2, AT_FDCWD, link, AT_FDCWD, name,

@@ -303,7 +303,13 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
             ? seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name)
             : NULL;
           *dst_new = earlier != NULL;   /* replaced by that link */
-          return !earlier || link_to_earlier (c, earlier, dst);
+          if (older && !earlier)
+            {
+              /* The existing file, as its name shows it now.  */
+              c->made_known = false;
+              remember_first_copy (c, sst, dst);
+            }
+          return !earlier || link_to_earlier (c, sst, earlier, dst);
         }
       if (o->interactive && !overwrite_ok (o, dst, dst_st))
         {
@@ -394,17 +400,24 @@ note_change (struct ancestor *parent, struct walk *w)
 }
 
 /* Under --preserve=links, or for directories met again: the name this
-   run already gave SRC's inode, or NULL (and remember DST for it).  */
+   run already gave SRC's inode, or NULL (and remember DST for it: then
+   *FIRST is true for a file, whose copy later links will be made to).  */
 static char const *
 earlier_copy (struct copy_ctx *c, struct stat const *sst,
-              struct loc const *dst, bool command_line)
+              struct loc const *dst, bool command_line, bool *first)
 {
   struct cp8m_options const *o = c->o;
+  *first = false;
   if (o->preserve_links && !o->hard_link
       && (1 < sst->st_nlink
           || (command_line && o->dereference == DEREF_COMMAND_LINE)
           || o->dereference == DEREF_ALWAYS))
-    return seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name);
+    {
+      char const *earlier = seen_remember (c->links, sst->st_dev,
+                                           sst->st_ino, dst->name);
+      *first = !earlier && !S_ISDIR (sst->st_mode);
+      return earlier;
+    }
   if (S_ISDIR (sst->st_mode))
     return command_line
            ? seen_remember (c->links, sst->st_dev, sst->st_ino, dst->name)
@@ -663,8 +676,8 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
         diag_verbose (src->name, dst->name);
     }
 
-  bool ok;
-  char const *earlier = earlier_copy (c, &sst, dst, command_line);
+  bool ok, first;
+  char const *earlier = earlier_copy (c, &sst, dst, command_line, &first);
   if (earlier && S_ISDIR (smode) && copy_of_itself (src, earlier, w))
     {
       error (0, 0, "cannot copy a directory, %s, into itself, %s",
@@ -690,7 +703,7 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
     }
   else if (earlier && !S_ISDIR (smode))
     {
-      ok = link_to_earlier (c, earlier, dst);
+      ok = link_to_earlier (c, &sst, earlier, dst);
       if (ok)
         manifest_link (c->manifest, sst.st_dev, sst.st_ino, dst->name);
     }
@@ -701,9 +714,14 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
       ok = false;
     }
   else
-    ok = copy_by_type (c, src, &sst, dst,
-                       dst_new || !have_dst_st ? NULL : &dst_st,
-                       &dst_new, dst_is_dir, parent, w, follow);
+    {
+      c->made_known = false;
+      ok = copy_by_type (c, src, &sst, dst,
+                         dst_new || !have_dst_st ? NULL : &dst_st,
+                         &dst_new, dst_is_dir, parent, w, follow);
+      if (ok && first)
+        remember_first_copy (c, &sst, dst);
+    }
 
   /* --sync: the entries of DST's directory changed unless DST was a
      directory merged into or a file rewritten in place (a copy that

@@ -75,6 +75,10 @@ struct copy_ctx
                              by reading it (not cloned, linked, skipped
                              or failed) */
   unsigned long listings; /* directory listings walked so far */
+  bool made_known;        /* the node the last copy made (its copy of a */
+  dev_t made_dev;         /* regular file, link or special file), as */
+  ino_t made_ino;         /* seen through its own descriptor: what later
+                             hard links to it link (seen.h) */
   bool unverified;        /* --verify could not check a copy it kept
                              (reread.h), or --checksum-file could not
                              hash one: the exit status is 1 */
@@ -137,6 +141,11 @@ bool copy_node (struct copy_ctx *c, struct loc const *src,
    one (levels are then held by name).  */
 unsigned int dirfds_max_levels (unsigned int held);
 
+/* dirfds.c: how many descriptors of first copies the hard-link table
+   may keep (seen.h) beside the walk's LEVELS, the prefetcher's and the
+   copy's own: half of those left, at most a few hundred.  */
+unsigned int dirfds_link_room (unsigned int levels);
+
 /* dirfds.c: the descriptor number below which the prefetcher may open
    files (prefetch.h), leaving room for the copy's own.  */
 int dirfds_ahead_limit (void);
@@ -188,8 +197,22 @@ bool copy_special (struct copy_ctx *c, struct loc const *src,
                    struct stat const *sst, struct loc const *dst);
 bool make_hard_link (struct copy_ctx *c, struct loc const *src,
                      struct loc const *dst, bool follow);
-bool link_to_earlier (struct copy_ctx *c, char const *earlier,
-                      struct loc const *dst);
+/* Link DST to the first copy of the source SST, named EARLIER: the node
+   the hard-link table holds (seen.h), through a descriptor of it, never
+   through EARLIER itself.  */
+bool link_to_earlier (struct copy_ctx *c, struct stat const *sst,
+                      char const *earlier, struct loc const *dst);
+
+/* special.c: the copy being made is the node of status ST (seen
+   through the descriptor it was made or checked through).  */
+void note_made (struct copy_ctx *c, struct stat const *st);
+
+/* special.c: the first copy of the source SST was just made (or, for
+   -u, kept) as DST: note the node it is in the hard-link table, as
+   C->made_* says, or else as DST's name shows it now, with a descriptor
+   of it while later links to it are expected.  */
+void remember_first_copy (struct copy_ctx *c, struct stat const *sst,
+                          struct loc const *dst);
 bool make_symbolic_link (struct copy_ctx *c, struct loc const *src,
                          struct loc const *dst);
 
@@ -246,5 +269,12 @@ bool apply_metadata (struct copy_ctx *c, struct node const *src,
    only when --preserve=xattr asked for them; return false on failure.  */
 bool copy_xattrs (struct copy_ctx *c, struct node const *src,
                   struct node const *dst);
+
+/* xattr.c: --atomic: give DST, the replacement of the file OLD, OLD's
+   extended attributes, as a rewrite in place keeps them: all but the
+   ACLs (copied with the mode), the file capabilities (which a write
+   clears) and those xattr.c never copies.  Return false after
+   reporting.  */
+bool keep_xattrs (struct node const *old, struct node const *dst);
 
 #endif

@@ -27,6 +27,7 @@
 #include "error.h"
 #include "follow.h"
 #include "renameatu.h"
+#include "same-inode.h"
 #include "xalloc.h"
 
 #ifndef O_TMPFILE
@@ -432,16 +433,64 @@ dest_existing (struct dest *d, struct loc const *loc, int fd)
   *d = (struct dest) { .loc = loc, .fd = fd, .kind = DEST_EXISTING };
 }
 
+/* May this process write the file LOC, open as the O_PATH descriptor
+   FD?  The check an open for writing makes, asked of the node.  */
+static bool
+writable (struct loc const *loc, int fd)
+{
+  struct node n;
+  node_of_fd (&n, loc, fd, S_IFREG, true);
+  return node_access (&n, W_OK) == 0;
+}
+
+int
+dest_open_old (struct loc const *loc, struct stat const *lst)
+{
+  /* LOC->rel: relative to LOC->dirfd, as the struct loc names are.  */
+  int fd = openat (loc->dirfd, loc->rel, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0
+      && (fstat (fd, &st) != 0 || !SAME_INODE (st, *lst)
+          || !writable (loc, fd)))
+    {
+      close (fd);
+      fd = -1;
+    }
+  return fd;
+}
+
+/* Give the replacement D (open as FD) what a rewrite in place keeps of
+   the old file OLD (an O_PATH descriptor; of status ST): owner, then
+   extended attributes, then ACL and mode.  Return false after
+   reporting.  */
+static bool
+keep_old_attributes (struct loc const *loc, int old, int fd,
+                     struct stat const *st)
+{
+  /* The owner first: a change of owner clears the set-user-ID bit.  One
+     this process may not give (not root) stays its own.  */
+  if (st->st_uid != geteuid () || st->st_gid != getegid ())
+    (void) fchown (fd, st->st_uid, st->st_gid);
+  struct node on, nn;
+  node_of_fd (&on, loc, old, S_IFREG, true);
+  on.source = true;
+  node_of_fd (&nn, loc, fd, S_IFREG, false);
+  /* The mode with the ACL: qcopy_acl gives the old mode, special bits
+     included, when the old file has no ACL.  */
+  return keep_xattrs (&on, &nn) && copy_node_acl (&on, &nn, st->st_mode) == 0;
+}
+
 bool
 dest_replace (struct dest *d, struct cp8m_options const *o,
-              struct loc const *loc, int old_fd)
+              struct loc const *loc, int old_fd, bool *reported)
 {
+  *reported = false;
   struct stat st;
   int err = fstat (old_fd, &st) == 0 ? 0 : errno;
-  close (old_fd);
   *d = (struct dest) { .loc = loc, .fd = -1, .kind = DEST_REPLACE };
   if (err)
     {
+      close (old_fd);
       errno = err;
       return false;
     }
@@ -450,14 +499,16 @@ dest_replace (struct dest *d, struct cp8m_options const *o,
   d->fd = open_tmpfile (loc, S_IRUSR | S_IWUSR, accmode);
   if (d->fd < 0 && tmpfile_refused (errno))
     d->fd = create_tempname (d, S_IRUSR | S_IWUSR, accmode);
-  if (d->fd < 0)
-    return false;
-  /* The owner first: a change of owner clears the set-user-ID bit.  One
-     this process may not give (not root) stays its own.  */
-  if (st.st_uid != geteuid () || st.st_gid != getegid ())
-    (void) fchown (d->fd, st.st_uid, st.st_gid);
-  (void) fchmod (d->fd, st.st_mode & 07777);
-  return true;
+  if (d->fd >= 0 && !keep_old_attributes (loc, old_fd, d->fd, &st))
+    {
+      /* Reported: the old file stays as it is.  */
+      dest_abort (d);
+      *reported = true;
+    }
+  err = errno;
+  close (old_fd);
+  errno = err;
+  return d->fd >= 0;
 }
 
 bool
@@ -542,6 +593,39 @@ link_tmpfile (int fd, int dirfd, char const *rel)
   char path[32];
   snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
   return linkat (AT_FDCWD, path, dirfd, rel, AT_SYMLINK_FOLLOW);
+}
+
+int
+dest_link_fd (int fd, int dirfd, char const *rel)
+{
+  /* REL: relative to DIRFD, as the struct loc names are.  */
+  return link_tmpfile (fd, dirfd, rel);
+}
+
+int
+dest_new_owner (struct loc const *loc, uid_t *owner)
+{
+  struct dest d = { .loc = loc, .fd = -1, .kind = DEST_TMPFILE };
+  /* Unnamed: no one can put anything else in its place.  */
+  d.fd = open_tmpfile (loc, S_IRUSR | S_IWUSR, O_WRONLY);
+  if (d.fd < 0 && tmpfile_refused (errno))
+    {
+      /* O_EXCL: the descriptor is of the file this made, whatever its
+         name holds by the time it is removed again.  */
+      d.kind = DEST_TEMPNAME;
+      d.fd = create_tempname (&d, S_IRUSR | S_IWUSR, O_WRONLY);
+    }
+  if (d.fd < 0)
+    return -1;
+  struct stat st;
+  int r = fstat (d.fd, &st);
+  int err = errno;
+  if (r == 0)
+    *owner = st.st_uid;
+  /* Closed, and a hidden name removed (and disarmed).  */
+  dest_abort (&d);
+  errno = err;
+  return r;
 }
 
 static int

@@ -105,15 +105,27 @@ bool dest_create (struct dest *d, struct cp8m_options const *o,
 /* Take FD, the existing file LOC opened for writing, as D.  */
 void dest_existing (struct dest *d, struct loc const *loc, int fd);
 
+/* --atomic: the existing regular file LOC, seen as LST (not following
+   a symbolic link), opened O_PATH: never for writing, which a running
+   program's file refuses (ETXTBSY), and which a replacement does not
+   need.  Return the descriptor when LOC still holds that file and this
+   process may write it (the check an open in place makes: --atomic
+   changes no more than that could); else -1.  */
+int dest_open_old (struct loc const *loc, struct stat const *lst);
+
 /* --atomic: make D the replacement of the existing regular file LOC
-   (open as OLD_FD, which this closes): a new file beside it, unnamed
-   where it can be, with the old file's mode and (where this process may
-   give it) owner and group, as a rewrite in place keeps them.
-   dest_commit renames it over LOC; until then LOC holds the old file,
-   and dest_abort leaves it so.  Return true with D->fd open for writing
-   (and reading with --verify), or false with errno set.  */
+   (open as OLD_FD, from dest_open_old, which this closes): a new file
+   beside it, unnamed where it can be, with what a rewrite in place keeps
+   of the old file: its mode, ACL and extended attributes, and (where
+   this process may give it) owner and group.  The source's attributes
+   that the options preserve are set over them afterwards, as over a file
+   rewritten in place.  dest_commit renames it over LOC; until then LOC
+   holds the old file, and dest_abort leaves it so.  Return true with
+   D->fd open for writing (and reading with --verify); or false with
+   errno set, or with *REPORTED true after reporting (an attribute that
+   could not be kept: the old file stays).  */
 bool dest_replace (struct dest *d, struct cp8m_options const *o,
-                   struct loc const *loc, int old_fd);
+                   struct loc const *loc, int old_fd, bool *reported);
 
 /* True when D is a file others can already see under its name (give the
    engine in_place).  */
@@ -148,6 +160,19 @@ void dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
    undo happen as one.  */
 void dest_hold_signals (void);
 void dest_release_signals (void);
+
+/* Give the file open as FD (an unnamed one, or any node, O_PATH
+   included) the name REL in DIRFD (relative to it, as the struct loc
+   names it comes from are): linkat with AT_EMPTY_PATH, or through its
+   /proc name.  0, or -1 with errno.  */
+int dest_link_fd (int fd, int dirfd, char const *rel);
+
+/* The owner that the file system gives a file this process makes
+   beside LOC (in LOC's directory), set in *OWNER: learnt from a file
+   made there and removed at once (an unnamed O_TMPFILE; where that is
+   refused, a hidden name made with O_EXCL, with the fatal signals held
+   until it is gone).  0, or -1 with errno.  */
+int dest_new_owner (struct loc const *loc, uid_t *owner);
 
 /* NAME with its last component replaced by BASE, as messages show a
    backup: a new string.  */

@@ -131,6 +131,21 @@ dirfds_prefetch_room (unsigned int levels)
   return room == LONG_MAX || (levels > 0 && room - 2 * (long) levels >= 8);
 }
 
+/* The hard-link table's descriptors: at most this many.  */
+enum { MAX_LINK_FDS = 256 };
+
+unsigned int
+dirfds_link_room (unsigned int levels)
+{
+  long room = spare_fds ();
+  if (room == LONG_MAX)
+    return MAX_LINK_FDS;
+  /* The walk's two a level, and the prefetcher's eight
+     (dirfds_prefetch_room): half of what is left.  */
+  room = (room - 2 * (long) levels - 8) / 2;
+  return room <= 0 ? 0 : room > MAX_LINK_FDS ? MAX_LINK_FDS : room;
+}
+
 int
 dirfds_ahead_limit (void)
 {

@@ -141,7 +141,8 @@ cp8M's own options:\n\
                                  copy is made beside it and renamed over it\n\
                                  once complete (verified and synced if asked),\n\
                                  so the name never holds part of a file;\n\
-                                 it keeps the old file's mode and owner\n\
+                                 it keeps the old file's mode, owner, ACL\n\
+                                 and extended attributes\n\
       --checksum-file=FILE     write a line per regular file copied to FILE,\n\
                                  its hash taken as the data was read, for\n\
                                  'sha256sum -c FILE' (or 'xxhsum -c') run\n\

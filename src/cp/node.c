@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "copy.h"
+#include "dest.h"
 #include "diag.h"
 #include "error.h"
 #include "same-inode.h"
@@ -34,6 +35,49 @@ node_init (struct node *n, int dirfd, char const *rel, char const *name,
 {
   *n = (struct node) { .fd = -1, .dirfd = dirfd, .rel = rel, .name = name,
                        .type = type };
+}
+
+/* Whose is a node this process makes?  Its own (the effective user ID),
+   on most file systems.  Some give new nodes another owner: NFS
+   exported with root_squash gives root's the anonymous user's, a vfat
+   or FUSE mount with uid= gives every node that one.  There, the owner
+   is learnt from a node this process made in that directory, unnamed
+   or under an O_EXCL name, and seen through its own descriptor
+   (dest_new_owner): no one else can have put it there.  It is a rule of
+   the mount, so it is remembered per device (a few of them), and asked
+   again in a directory where a node does not match it.  */
+enum { LEARNT_OWNERS = 8 };
+static struct
+{
+  dev_t dev;
+  uid_t uid;
+} learnt[LEARNT_OWNERS];
+static unsigned int n_learnt;
+
+/* Is UID, the owner of a node on device DEV beside LOC, the one this
+   process's new nodes there get?  */
+static bool
+owner_of_new_nodes (struct loc const *loc, dev_t dev, uid_t uid)
+{
+  if (uid == geteuid ())
+    return true;
+  for (unsigned int i = 0; i < n_learnt && i < LEARNT_OWNERS; i++)
+    if (learnt[i].dev == dev && learnt[i].uid == uid)
+      return true;
+  uid_t owner;
+  if (dest_new_owner (loc, &owner) != 0 || owner != uid)
+    return false;
+  learnt[n_learnt++ % LEARNT_OWNERS] = (typeof (*learnt)) { dev, owner };
+  return true;
+}
+
+/* LOC, open as FD, is not the node this run made: say so, close FD.  */
+static bool
+not_made (struct loc const *loc, int fd)
+{
+  error (0, 0, "%s was replaced while being copied", quote_file (loc->name));
+  close (fd);
+  return false;
 }
 
 /* node_open_made, or node_try_made when QUIET_EMFILE.  */
@@ -60,11 +104,15 @@ open_made (struct node *n, struct loc const *loc, mode_t type, dev_t rdev,
       || (type != S_IFDIR && st->st_nlink != 1)
       || ((S_ISCHR (type) || S_ISBLK (type)) && st->st_rdev != rdev))
     {
-      error (0, 0, "%s was replaced while being copied",
-             quote_file (loc->name));
-      close (fd);
-      return false;
+      return not_made (loc, fd);
     }
+  /* Nor does a node of that type that another user made and put under
+     the name meanwhile (renaming cp8M's away): it is theirs, not ours.
+     Where the owner of new nodes is learnt, a user whom the file system
+     gives the same owner is not told apart: cp8M's changes there are
+     no more than that user could make.  */
+  if (!owner_of_new_nodes (loc, st->st_dev, st->st_uid))
+    return not_made (loc, fd);
   n->fd = fd;
   n->path_only = n->own_fd = true;
   return true;
@@ -235,6 +283,20 @@ node_utimens (struct node const *n, struct timespec const ts[2])
     return -1;
   /* The whole name (absolute when the user's is), as checked.  */
   return utimensat (AT_FDCWD, n->name, ts, AT_SYMLINK_NOFOLLOW);
+}
+
+int
+node_access (struct node const *n, int mode)
+{
+  char buf[NODE_PROC_NAME];
+  /* The absolute /proc name, on purpose: it ends on the node.  */
+  if (faccessat (AT_FDCWD, proc_name (n, buf), mode, AT_EACCESS) == 0)
+    return 0;
+  if (!no_proc (errno))
+    return -1;
+  /* REL: relative to DIRFD, as the struct loc names are.  */
+  return faccessat (n->dirfd, n->rel, mode,
+                    AT_EACCESS | AT_SYMLINK_NOFOLLOW);
 }
 
 /* The extended-attribute calls: on the descriptor when it can read and

@@ -10,7 +10,11 @@
    - a node cp8M just made is opened with O_PATH | O_NOFOLLOW (no side
      effect, even on a FIFO or a device) and checked with fstat to be
      what was made: its type, a single link (a hard link to another file
-     has two), its device number;
+     has two), its device number, and its owner: this process's own, or
+     the one the file system gives the nodes it makes there (NFS with
+     root_squash, uid= mounts: learnt from a node made for that, node.c),
+     so that a node of the same type another user made and renamed in
+     its place is refused;
    - an existing node is the one opened for the copy, or, opened anew,
      checked to have the device and inode numbers the walk saw;
    - on the descriptor: fchownat and utimensat with AT_EMPTY_PATH; a
@@ -92,6 +96,12 @@ ssize_t node_getxattr (struct node const *n, char const *attr, void *buf,
                        size_t size);
 int node_setxattr (struct node const *n, char const *attr, void const *buf,
                    size_t size);
+
+/* May this process (its effective IDs) use the node N as MODE says
+   (W_OK...), as an open would decide?  faccessat's contract: 0, or -1
+   with errno.  Asked of the node itself through its /proc name; without
+   /proc, of its name, a symbolic link not followed.  */
+int node_access (struct node const *n, int mode);
 
 /* What to give gnulib's ACL functions, which take a name and a
    descriptor (or -1) and fall back on the name for what a descriptor

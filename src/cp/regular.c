@@ -44,14 +44,26 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
       && fstatat (dst->dirfd, dst->rel, &st, 0) == 0 && S_ISREG (st.st_mode))
     acc = O_RDWR;
   /* --atomic replaces a regular file under its own name (a symlink's
-     target is written through, as without it): opened for writing all
-     the same, as the check that this user may change it, but kept.  */
+     target is written through, as without it): the old file is only
+     opened O_PATH (dest_open_old), never for writing, so that a running
+     program's file is replaced as install replaces it.  */
   struct stat lst;
-  bool atomic = o->atomic && !o->attributes_only
-                && fstatat (dst->dirfd, dst->rel, &lst,
-                            AT_SYMLINK_NOFOLLOW) == 0
-                && S_ISREG (lst.st_mode);
-  int flags = O_CLOEXEC | (o->attributes_only || atomic ? 0 : O_TRUNC);
+  *replace = false;
+  if (o->atomic && !o->attributes_only
+      && fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
+      && S_ISREG (lst.st_mode))
+    {
+      int old = dest_open_old (dst, &lst);
+      if (old >= 0)
+        {
+          *replace = true;
+          return old;
+        }
+      /* Swapped for another file (a symlink) since it was looked at, or
+         not this user's to change: opened in place, as without
+         --atomic, which writes through or says why not.  */
+    }
+  int flags = O_CLOEXEC | (o->attributes_only ? 0 : O_TRUNC);
   /* A symbolic link there is followed only if its owner may be trusted
      (follow.h): another user's is refused, or with -f replaced, as GNU
      cp -f replaces a link the kernel will not follow.  */
@@ -66,20 +78,6 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
       follow_refused (dst->name);
       *failed = true;
       return -1;
-    }
-  *replace = false;
-  if (fd >= 0 && atomic)
-    {
-      /* Swapped for another file (a symlink) since it was looked at:
-         that one is written in place, truncated as O_TRUNC would.  */
-      *replace = fstat (fd, &st) == 0 && SAME_INODE (st, lst);
-      if (!*replace && ftruncate (fd, 0) != 0)
-        {
-          int err = errno;
-          close (fd);
-          errno = err;
-          return -1;
-        }
     }
   if (fd < 0 && errno == ENOENT)
     {
@@ -187,10 +185,12 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
       int fd = open_existing (o, dst, dst_new, &failed, &replace);
       if (fd >= 0 && replace)
         {
-          if (!dest_replace (d, o, dst, fd))
+          bool reported;
+          if (!dest_replace (d, o, dst, fd, &reported))
             {
-              error (0, errno, "cannot create regular file %s",
-                     quote_file (dst->name));
+              if (!reported)
+                error (0, errno, "cannot create regular file %s",
+                       quote_file (dst->name));
               return false;
             }
           d->fd = fd_safer (d->fd);
@@ -270,6 +270,8 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
   /* For the engine and the metadata, which would take it each.  */
   struct stat dst_st;
   bool have_dst_st = fstat (d.fd, &dst_st) == 0;
+  if (have_dst_st)
+    note_made (c, &dst_st);   /* what later hard links link (seen.h) */
   if (!*dst_new)
     omitted = extra = 0;   /* an existing file keeps its mode until the end */
   else if (extra)

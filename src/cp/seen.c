@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "same.h"
 #include "xalloc.h"
@@ -17,6 +18,7 @@ struct slot
   dev_t dev;
   ino_t ino;
   char *name;   /* NULL: empty; TOMBSTONE: forgotten */
+  struct seen_copy *copy;   /* the hard-link table's first copy, or NULL */
 };
 
 static char tombstone;
@@ -27,6 +29,7 @@ struct seen
   struct slot *slots;
   size_t size;    /* a power of two */
   size_t used;    /* live entries plus tombstones */
+  unsigned int fds, max_fds;  /* descriptors of copies kept, and limit */
 };
 
 struct seen *
@@ -35,6 +38,7 @@ seen_new (void)
   struct seen *s = xmalloc (sizeof *s);
   s->size = 64;
   s->used = 0;
+  s->fds = s->max_fds = 0;
   s->slots = xcalloc (s->size, sizeof *s->slots);
   return s;
 }
@@ -46,7 +50,12 @@ seen_free (struct seen *s)
     return;
   for (size_t i = 0; i < s->size; i++)
     if (s->slots[i].name != TOMBSTONE)
-      free (s->slots[i].name);
+      {
+        free (s->slots[i].name);
+        if (s->slots[i].copy)
+          seen_drop_fd (s, s->slots[i].copy);
+        free (s->slots[i].copy);
+      }
   free (s->slots);
   free (s);
 }
@@ -125,7 +134,7 @@ seen_remember (struct seen *s, dev_t dev, ino_t ino, char const *name)
     return sl->name;
   if (!sl->name)
     s->used++;
-  *sl = (struct slot) { dev, ino, xstrdup (name) };
+  *sl = (struct slot) { dev, ino, xstrdup (name), NULL };
   if (2 * s->used > s->size)
     grow (s);
   return NULL;
@@ -142,7 +151,71 @@ seen_forget (struct seen *s, dev_t dev, ino_t ino)
     {
       free (sl->name);
       sl->name = TOMBSTONE;
+      if (sl->copy)
+        seen_drop_fd (s, sl->copy);
+      free (sl->copy);
+      sl->copy = NULL;
     }
+}
+
+void
+seen_limit_fds (struct seen *s, unsigned int max)
+{
+  s->max_fds = max;
+}
+
+/* The copy's record is reported leaked as the names are in
+   seen_remember: a false positive of gcc 12's -fanalyzer (the table owns
+   it: seen_forget, seen_free).  */
+#if 10 <= __GNUC__ && !defined __clang__
+# pragma GCC diagnostic push
+# pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
+#endif
+void
+seen_set_copy (struct seen *s, dev_t dev, ino_t ino,
+               struct seen_copy const *copy)
+{
+  struct slot *sl = find (s, dev, ino);
+  if (!sl->name || sl->name == TOMBSTONE)
+    {
+      /* No such entry (not one of the calls' contract): nothing kept.  */
+      if (copy->fd >= 0)
+        close (copy->fd);
+      return;
+    }
+  if (!sl->copy)
+    sl->copy = xmalloc (sizeof *sl->copy);
+  else
+    seen_drop_fd (s, sl->copy);
+  *sl->copy = *copy;
+  if (copy->fd >= 0 && s->fds < s->max_fds)
+    s->fds++;
+  else if (copy->fd >= 0)
+    {
+      close (copy->fd);
+      sl->copy->fd = -1;
+    }
+}
+
+#if 10 <= __GNUC__ && !defined __clang__
+# pragma GCC diagnostic pop
+#endif
+
+struct seen_copy *
+seen_get_copy (struct seen const *s, dev_t dev, ino_t ino)
+{
+  struct slot *sl = find (s, dev, ino);
+  return sl->name && sl->name != TOMBSTONE ? sl->copy : NULL;
+}
+
+void
+seen_drop_fd (struct seen *s, struct seen_copy *copy)
+{
+  if (copy->fd < 0)
+    return;
+  close (copy->fd);
+  copy->fd = -1;
+  s->fds--;
 }
 
 /* The copied name is reported leaked as in seen_remember: a false
@@ -163,7 +236,7 @@ seen_add_name (struct seen *s, dev_t dev, ino_t ino, char const *name)
   size_t i = hash (dev, ino) & mask;
   while (s->slots[i].name)
     i = (i + 1) & mask;
-  s->slots[i] = (struct slot) { dev, ino, xstrdup (name) };
+  s->slots[i] = (struct slot) { dev, ino, xstrdup (name), NULL };
   s->used++;
   if (2 * s->used > s->size)
     grow (s);

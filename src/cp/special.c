@@ -16,31 +16,70 @@
 #include <unistd.h>
 
 #include "areadlink.h"
+#include "dest.h"
 #include "diag.h"
 #include "dirname.h"
 #include "error.h"
 #include "same-inode.h"
 
 /* Make the link MAKE describes at DIRFD/NAME: a symbolic link to TARGET
-   (SYMBOLIC), or a hard link to FROM_DIRFD/FROM_REL.  */
+   (SYMBOLIC), a hard link to the first copy COPY (link_to_earlier:
+   FROM_FD, a descriptor of it or -1, and FROM_REL, its whole name), or
+   else a hard link to FROM_DIRFD/FROM_REL.  */
 struct link_req
 {
   bool symbolic;
   char const *target;
+  struct seen_copy const *copy;
+  int from_fd;
   int from_dirfd;
   char const *from_rel;
   int flags;
 };
 
+/* A hard link at DIRFD/NAME to the first copy L->copy: through L->from_fd
+   (dest_link_fd).  Where there is no such descriptor (none left under
+   the descriptor limit), or neither linkat with AT_EMPTY_PATH nor /proc
+   can use it (no CAP_DAC_READ_SEARCH before Linux 6.10, and a chroot
+   without /proc), by its whole name L->from_rel, not following a
+   symbolic link, right after checking that the name still holds the
+   node.  */
+static int
+link_first_copy (struct link_req const *l, int dirfd, char const *name)
+{
+  if (l->from_fd >= 0)
+    {
+      if (dest_link_fd (l->from_fd, dirfd, name) == 0)
+        return 0;
+      if (errno != ENOENT || access ("/proc/self/fd", F_OK) == 0)
+        return -1;
+    }
+  struct stat st;
+  /* FROM_REL: the earlier copy's whole name, absolute when the user's
+     is.  */
+  if (fstatat (AT_FDCWD, l->from_rel, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return -1;
+  if (st.st_dev != l->copy->dev || st.st_ino != l->copy->ino)
+    {
+      errno = ENOENT;
+      return -1;
+    }
+  /* As checked: FROM_REL, absolute when the user's is.  */
+  return linkat (AT_FDCWD, l->from_rel, dirfd, name, 0);
+}
+
 static int
 make_link (struct link_req const *l, int dirfd, char const *name)
 {
-  /* NAME: relative to DIRFD as the struct loc names are; FROM_REL too,
-     or an earlier copy's whole name with AT_FDCWD (link_to_earlier:
-     absolute when the user named it so).  */
-  return l->symbolic
-         ? symlinkat (l->target, dirfd, name)
-         : linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags);
+  /* NAME: relative to DIRFD as the struct loc names are.  */
+  if (l->symbolic)
+    return symlinkat (l->target, dirfd, name);
+  if (l->copy)
+    return link_first_copy (l, dirfd, name);
+  /* NAME: relative to DIRFD as the struct loc names are; FROM_REL too
+     (a source, from its directory's descriptor; an operand from the
+     working directory, absolute when the user named it so).  */
+  return linkat (l->from_dirfd, l->from_rel, dirfd, name, l->flags);
 }
 
 /* Make DST the link L.  With REPLACE, an existing DST is replaced through
@@ -157,6 +196,7 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, S_IFLNK, 0, &st))
     return false;
+  note_made (c, &st);
   bool ok = true;
   if (o->preserve_ownership
       && node_chown (&dn, sst->st_uid, sst->st_gid) != 0
@@ -228,6 +268,7 @@ copy_special (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, sst->st_mode & S_IFMT, sst->st_rdev, &st))
     return false;
+  note_made (c, &st);
   if (!open_special_source (&sn, src, sst, true))
     {
       node_close (&dn);
@@ -240,16 +281,14 @@ copy_special (struct copy_ctx *c, struct loc const *src,
   return stats_made (c->stats, STATS_SPECIAL, ok);
 }
 
-/* Link DST to the file at FROM_DIRFD/FROM_REL (named FROM in messages);
-   an existing DST is replaced when REPLACE (and -v says so).  */
+/* Link DST as L says (the file named FROM in messages); an existing DST
+   is replaced when REPLACE (and -v says so).  */
 static bool
-hard_link (struct cp8m_options const *o, int from_dirfd, char const *from_rel,
-           char const *from, struct loc const *dst, bool follow, bool replace)
+hard_link (struct cp8m_options const *o, struct link_req const *l,
+           char const *from, struct loc const *dst, bool replace)
 {
-  struct link_req l = { .from_dirfd = from_dirfd, .from_rel = from_rel,
-                        .flags = follow ? AT_SYMLINK_FOLLOW : 0 };
   bool replaced;
-  if (force_link (&l, dst, replace, &replaced) != 0)
+  if (force_link (l, dst, replace, &replaced) != 0)
     {
       error (0, errno, "cannot create hard link %s to %s",
              quote_file_n (0, dst->name), quote_file_n (1, from));
@@ -264,18 +303,118 @@ bool
 make_hard_link (struct copy_ctx *c, struct loc const *src,
                 struct loc const *dst, bool follow)
 {
+  struct link_req l = { .from_dirfd = src->dirfd, .from_rel = src->rel,
+                        .flags = follow ? AT_SYMLINK_FOLLOW : 0 };
   return stats_made (c->stats, STATS_HARD_LINK,
-                     hard_link (c->o, src->dirfd, src->rel, src->name, dst,
-                                follow, c->o->force || c->o->interactive));
+                     hard_link (c->o, &l, src->name, dst,
+                                c->o->force || c->o->interactive));
+}
+
+/* The later links of one file, and the table's descriptors.  Linking
+   a later name to the earlier copy's whole name, as GNU cp does, links
+   whatever that name reaches by then: a user who may rename the copy's
+   top directory (it is in their directory) and put a symbolic link to a
+   tree of theirs in its place would get their own file linked into
+   root's copy.  So the table holds the node the first copy is (its
+   device and inode, from the descriptor it was made through), and a
+   later link is made to that node through a descriptor of it: one kept
+   from the first copy on, while later links are expected and the
+   table's limit of descriptors allows (cp8M.c sets it from the
+   descriptor limit, beside the walk's: none under `ulimit -n 32`); else
+   one opened by the earlier name, not following a symbolic link at its
+   end, and checked to be that node.  A name that no longer reaches it
+   (the directory moved, or another file put there) fails the link with
+   "No such file or directory", as a name removed meanwhile does: never
+   a link to anything else.  */
+
+void
+note_made (struct copy_ctx *c, struct stat const *st)
+{
+  c->made_known = true;
+  c->made_dev = st->st_dev;
+  c->made_ino = st->st_ino;
+}
+
+void
+remember_first_copy (struct copy_ctx *c, struct stat const *sst,
+                     struct loc const *dst)
+{
+  struct seen_copy copy = { .fd = -1 };
+  struct stat st;
+  struct stat lst;
+  if (c->made_known)
+    {
+      copy.dev = c->made_dev;
+      copy.ino = c->made_ino;
+      /* Written through the symbolic link the destination was: GNU cp
+         links that name, which is the link itself, leading to the copy;
+         so does cp8M.  */
+      if (fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
+          && S_ISLNK (lst.st_mode)
+          && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
+          && st.st_dev == copy.dev && st.st_ino == copy.ino)
+        {
+          copy.dev = lst.st_dev;
+          copy.ino = lst.st_ino;
+        }
+    }
+  else if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    {
+      /* Not made through a descriptor (-u kept an existing file, -s
+         made a link): the node its name holds now, not following it, is
+         the one GNU cp would link.  */
+      copy.dev = st.st_dev;
+      copy.ino = st.st_ino;
+    }
+  else
+    return;
+  /* SST's other names, or (with -L or -H) names of it met through
+     symbolic links: at least one more.  */
+  copy.left = sst->st_nlink > 1 ? sst->st_nlink - 1 : 1;
+  struct stat seen = { .st_dev = copy.dev, .st_ino = copy.ino,
+                       .st_mode = S_IFREG };
+  struct node n;
+  /* DST->rel: relative to DST->dirfd, as the struct loc names are.  */
+  if (node_open_seen (&n, dst->dirfd, dst->rel, dst->name, &seen, false))
+    copy.fd = n.fd;
+  seen_set_copy (c->links, sst->st_dev, sst->st_ino, &copy);
 }
 
 bool
-link_to_earlier (struct copy_ctx *c, char const *earlier,
-                 struct loc const *dst)
+link_to_earlier (struct copy_ctx *c, struct stat const *sst,
+                 char const *earlier, struct loc const *dst)
 {
-  return stats_made (c->stats, STATS_HARD_LINK,
-                     hard_link (c->o, AT_FDCWD, earlier, earlier, dst, false,
-                                true));
+  struct seen_copy *copy = seen_get_copy (c->links, sst->st_dev,
+                                          sst->st_ino);
+  struct node n = { .fd = -1 };
+  /* Not noted: its first copy could not be looked at.  */
+  bool ok = copy != NULL;
+  int err = ENOENT;
+  if (copy && copy->fd >= 0)
+    n.fd = copy->fd;
+  else if (copy)
+    {
+      struct stat seen = { .st_dev = copy->dev, .st_ino = copy->ino,
+                           .st_mode = S_IFREG };
+      /* EARLIER: the copy's whole name, absolute when the user's is.
+         With no descriptor left, link_first_copy checks the name.  */
+      ok = node_open_seen (&n, AT_FDCWD, earlier, earlier, &seen, false)
+           || errno == EMFILE || errno == ENFILE;
+      err = errno;
+    }
+  if (!ok)
+    error (0, err, "cannot create hard link %s to %s",
+           quote_file_n (0, dst->name), quote_file_n (1, earlier));
+  else
+    {
+      struct link_req l = { .copy = copy, .from_fd = n.fd,
+                            .from_rel = earlier };
+      ok = hard_link (c->o, &l, earlier, dst, true);
+    }
+  node_close (&n);
+  if (ok && copy->fd >= 0 && --copy->left == 0)
+    seen_drop_fd (c->links, copy);
+  return stats_made (c->stats, STATS_HARD_LINK, ok);
 }
 
 bool
