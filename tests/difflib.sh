@@ -107,6 +107,14 @@ known_difference () {
   # turn, and its quoting reuses one buffer.  cp8M names the file.
   normalise "cp: getting attribute '*' of *" \
     "s/^\(cp: getting attribute '[^']*' of \).*\(: [^:]*\)\$/\1FILE\2/"
+  # Every option set.  GNU cp 9.1's gnulib (as Debian 12's, which cp8M
+  # patches: gl/lib/quotearg.c.diff) quotes a name that holds a single
+  # quote and ends in a byte written as $'\NNN' with two quotes too many
+  # at its start ('''src/a'\''b$'\376' for 'src/a'\''b$'\376'); a
+  # correct quoting never has three quotes before a character other
+  # than a quote or '$'.
+  normalise "*'''*" \
+    "s/\\(^\\|[ (]\\)'''\\([^'\$]\\)/\\1'\\2/g"
   case $1 in
     ri)
       # -i with every answer "no" (stdin is /dev/null): GNU cp 9.2 and
