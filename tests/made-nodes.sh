@@ -151,6 +151,37 @@ swap_top 1 "ulimit -n 32 &&"
 check "ulimit -n 32" refused
 note "later hard links: root's first copy, or refused; never the user's file"
 
+# 2b. The first copy itself (shared/y/h1) swapped, right after the
+#    link that names it, for a symbolic link to it (the swapper leaves
+#    the copy as shared/y/.swapped): GNU cp links the later name to
+#    whatever the first name is then; cp8M must not take that link for
+#    the first copy (its later name would be a link of the user's, who
+#    can point it anywhere): the later name is root's file, or refused.
+mkdir -p shared/y && chown nobody:nogroup shared/y || exit 99
+for hold in $delay $((delay * 4)) $((delay * 16)); do
+  rm -rf shared/y/* shared/y/.swapped pid
+  "$SWAPPER" pid linkat shared/y h1 "$PWD/shared/y/.swapped" 2>swapper.err &
+  swp=$!
+  run "linkat:delay_exit=$hold:when=1" "" -a src/h1 src/h2 shared/y
+  status=$?
+  wait $swp
+  sw=$?
+  [ $sw -eq 2 ] || break
+done
+[ $sw -eq 0 ] || { cat swapper.err >&2; fail "first copy swapped: the swapper failed ($sw)"; }
+[ -L shared/y/h1 ] || fail "first copy swapped: the swap did not happen"
+if [ -L shared/y/h2 ]; then
+  fail "first copy swapped: the later name is the swapped-in link: $(ls -li shared/y)"
+elif [ -e shared/y/h2 ]; then
+  [ "$(stat -c %i shared/y/h2)" = "$(stat -c %i shared/y/.swapped)" ] ||
+    fail "first copy swapped: the later name is not root's copy: $(ls -lia shared/y)"
+else
+  [ $status -eq 1 ] &&
+    grep -q "^cp8M: cannot create hard link 'shared/y/h2' to 'shared/y/h1': No such file or directory$" err ||
+    fail "first copy swapped: exit $status, not refused: $(cat err)"
+fi
+note "first copy swapped for a link to it: the later name never the link"
+
 # 3. A mount that gives every node another owner: the owner of the nodes
 #    cp8M makes there is learnt, and the copy goes on as GNU cp's does.
 if command -v bindfs >/dev/null && command -v fusermount >/dev/null &&

@@ -79,6 +79,10 @@ struct copy_ctx
   dev_t made_dev;         /* regular file, link or special file), as */
   ino_t made_ino;         /* seen through its own descriptor: what later
                              hard links to it link (seen.h) */
+  bool made_via_link;     /* ... reached through this symbolic link, */
+  dev_t made_link_dev;    /* which GNU's later hard links link, as its */
+  ino_t made_link_ino;    /* open followed it (not as its name shows
+                             it later: that may be another's by then) */
   bool unverified;        /* --verify could not check a copy it kept
                              (reread.h), or --checksum-file could not
                              hash one: the exit status is 1 */
@@ -204,8 +208,11 @@ bool link_to_earlier (struct copy_ctx *c, struct stat const *sst,
                       char const *earlier, struct loc const *dst);
 
 /* special.c: the copy being made is the node of status ST (seen
-   through the descriptor it was made or checked through).  */
-void note_made (struct copy_ctx *c, struct stat const *st);
+   through the descriptor it was made or checked through), reached
+   through the symbolic link of status LINK_ST that its open followed
+   (follow_openat), or through none (NULL, or st_mode 0).  */
+void note_made (struct copy_ctx *c, struct stat const *st,
+                struct stat const *link_st);
 
 /* special.c: the first copy of the source SST was just made (or, for
    -u, kept) as DST: note the node it is in the hard-link table, as

@@ -395,7 +395,7 @@ dest_create (struct dest *d, struct cp8m_options const *o,
       bool refused;
       d->fd = follow_openat (loc->dirfd, loc->rel,
                              O_WRONLY | O_CREAT | O_CLOEXEC, mode, &refused,
-                             NULL);
+                             &d->link_st);
       if (refused)
         {
           follow_refused (loc->name);

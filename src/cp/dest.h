@@ -59,6 +59,7 @@
 #define CP8M_DEST_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "copy.h"
@@ -86,6 +87,8 @@ struct dest
   char *temp;             /* DEST_TEMPNAME, and DEST_REPLACE where
                              O_TMPFILE was refused: the hidden name,
                              relative to LOC->dirfd */
+  struct stat link_st;    /* the symbolic link at LOC that the open
+                             followed (follow_openat), or st_mode 0 */
 };
 
 /* Install the handler of the fatal signals: those whose default action

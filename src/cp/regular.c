@@ -31,7 +31,8 @@
    with *FAILED true after reporting.  */
 static int
 open_existing (struct cp8m_options const *o, struct loc const *dst,
-               bool *dst_new, bool *failed, bool *replace)
+               bool *dst_new, bool *failed, bool *replace,
+               struct stat *link_st)
 {
   /* --verify reads the copy back through a descriptor of it (reread.c):
      a regular file is opened for reading too where its mode allows, so
@@ -69,10 +70,10 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
      cp -f replaces a link the kernel will not follow.  */
   bool refused;
   int fd = follow_openat (dst->dirfd, dst->rel, acc | flags, 0, &refused,
-                          NULL);
+                          link_st);
   if (fd < 0 && acc == O_RDWR && errno == EACCES && !refused)
     fd = follow_openat (dst->dirfd, dst->rel, O_WRONLY | flags, 0, &refused,
-                        NULL);
+                        link_st);
   if (fd < 0 && refused && !o->force)
     {
       follow_refused (dst->name);
@@ -182,7 +183,8 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
   if (!*dst_new)
     {
       bool replace;
-      int fd = open_existing (o, dst, dst_new, &failed, &replace);
+      struct stat link_st = { .st_mode = 0 };
+      int fd = open_existing (o, dst, dst_new, &failed, &replace, &link_st);
       if (fd >= 0 && replace)
         {
           bool reported;
@@ -199,6 +201,7 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
       if (fd >= 0)
         {
           dest_existing (d, dst, fd_safer (fd));
+          d->link_st = link_st;
           return true;
         }
     }
@@ -271,7 +274,7 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
   struct stat dst_st;
   bool have_dst_st = fstat (d.fd, &dst_st) == 0;
   if (have_dst_st)
-    note_made (c, &dst_st);   /* what later hard links link (seen.h) */
+    note_made (c, &dst_st, &d.link_st);   /* what later hard links link */
   if (!*dst_new)
     omitted = extra = 0;   /* an existing file keeps its mode until the end */
   else if (extra)

@@ -196,7 +196,7 @@ copy_symlink (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, S_IFLNK, 0, &st))
     return false;
-  note_made (c, &st);
+  note_made (c, &st, NULL);
   bool ok = true;
   if (o->preserve_ownership
       && node_chown (&dn, sst->st_uid, sst->st_gid) != 0
@@ -268,7 +268,7 @@ copy_special (struct copy_ctx *c, struct loc const *src,
   struct stat st;
   if (!node_open_made (&dn, dst, sst->st_mode & S_IFMT, sst->st_rdev, &st))
     return false;
-  note_made (c, &st);
+  note_made (c, &st, NULL);
   if (!open_special_source (&sn, src, sst, true))
     {
       node_close (&dn);
@@ -328,11 +328,18 @@ make_hard_link (struct copy_ctx *c, struct loc const *src,
    a link to anything else.  */
 
 void
-note_made (struct copy_ctx *c, struct stat const *st)
+note_made (struct copy_ctx *c, struct stat const *st,
+           struct stat const *link_st)
 {
   c->made_known = true;
   c->made_dev = st->st_dev;
   c->made_ino = st->st_ino;
+  c->made_via_link = link_st && S_ISLNK (link_st->st_mode);
+  if (c->made_via_link)
+    {
+      c->made_link_dev = link_st->st_dev;
+      c->made_link_ino = link_st->st_ino;
+    }
 }
 
 void
@@ -341,22 +348,16 @@ remember_first_copy (struct copy_ctx *c, struct stat const *sst,
 {
   struct seen_copy copy = { .fd = -1 };
   struct stat st;
-  struct stat lst;
   if (c->made_known)
     {
-      copy.dev = c->made_dev;
-      copy.ino = c->made_ino;
       /* Written through the symbolic link the destination was: GNU cp
          links that name, which is the link itself, leading to the copy;
-         so does cp8M.  */
-      if (fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
-          && S_ISLNK (lst.st_mode)
-          && fstatat (dst->dirfd, dst->rel, &st, 0) == 0
-          && st.st_dev == copy.dev && st.st_ino == copy.ino)
-        {
-          copy.dev = lst.st_dev;
-          copy.ino = lst.st_ino;
-        }
+         so does cp8M, but only the link its open followed.  Looking at
+         the name again would take whatever is there now: a user who
+         renames the copy away and puts a link to it in its place would
+         get root's later names linked to their own link.  */
+      copy.dev = c->made_via_link ? c->made_link_dev : c->made_dev;
+      copy.ino = c->made_via_link ? c->made_link_ino : c->made_ino;
     }
   else if (fstatat (dst->dirfd, dst->rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
