@@ -115,7 +115,7 @@ whole_prepare (struct whole *w, char const *file)
         return prepare_replace (w, &st);
       /* A link another user may have planted (follow.h): root's report
          is not sent through it, as a copy is not.  FILE: the user's,
-         relative to the working directory (or absolute).  */
+         relative to the working directory, or absolute (then meant).  */
       if (S_ISLNK (st.st_mode) && !follow_allowed (AT_FDCWD, file, &st))
         {
           w->refused = true;
@@ -261,7 +261,8 @@ whole_begin (struct whole *w)
       /* As '>' opens it: following links, emptied, made where a
          dangling link points; but a link only as the rule of follow.h
          allows, checked again here on the link followed.  W->file as
-         the user gave it, relative to the working directory.  */
+         the user gave it: relative to the working directory, or
+         absolute (then meant).  */
       w->fd = follow_openat (AT_FDCWD, w->file,
                              O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666,
                              &w->refused, NULL);
