@@ -34,6 +34,7 @@
 #include "cp/copy.h"
 #include "cp/diag.h"
 #include "cp/follow.h"
+#include "cp/follow.h"
 #include "cp/limit.h"
 #include "cp/manifest.h"
 #include "dirname.h"
@@ -325,8 +326,15 @@ prepare_report (struct reports *rs, struct whole *w, char const *file,
                 char const *what)
 {
   if (!whole_prepare (w, file))
-    error (EXIT_FAILURE, errno, "cannot create %s %s", what,
-           quote_file (file));
+    {
+      if (w->refused)
+        {
+          follow_refused (file);
+          exit (EXIT_FAILURE);
+        }
+      error (EXIT_FAILURE, errno, "cannot create %s %s", what,
+             quote_file (file));
+    }
   rs->r[rs->n++] = (struct report) { w, what };
 }
 
@@ -357,6 +365,18 @@ reports_clear_of_copies (struct reports const *rs,
       char *dst = t->dest ? xstrdup (t->dest) : copy_name (o, t, src, NULL);
       for (int j = 0; j < rs->n && ok; j++)
         ok = report_check_copy (&rs->r[j], src, dst, o->recursive);
+      /* A simple backup of the copy is made under a name known now
+         (numbered ones take names no report has yet).  */
+      if (o->backup_type == simple_backups
+          || o->backup_type == numbered_existing_backups)
+        {
+          char *b = xmalloc (strlen (dst) + strlen (simple_backup_suffix)
+                             + 1);
+          strcpy (stpcpy (b, dst), simple_backup_suffix);
+          for (int j = 0; j < rs->n && ok; j++)
+            ok = report_check_backup (&rs->r[j], b, dst);
+          free (b);
+        }
       free (dst);
     }
   return ok;
@@ -373,7 +393,9 @@ begin_report (struct report const *r, bool sync)
   /* The open is not under held signals: a FIFO's waits for its reader,
      and must stay open to SIGINT.  */
   bool ok = whole_begin (r->w);
-  if (!ok)
+  if (!ok && r->w->refused)
+    follow_refused (r->w->file);
+  else if (!ok)
     error (0, errno, "cannot create %s %s", r->what,
            quote_file (r->w->file));
   else if (stats)
@@ -458,6 +480,11 @@ main (int argc, char **argv)
     begin_report (&rs.r[i], o.sync);
   struct manifest *manifest = o.checksum_file
     ? manifest_start (&rs.sums, o.checksum) : NULL;
+  /* From now on the walk refuses to read or write a report file
+     (report_clash): deep names, links and mounts are checked there.  */
+  for (int i = 0; i < rs.n; i++)
+    if (report_node (&rs.r[i], &o.report_nodes[o.n_report_nodes]))
+      o.n_report_nodes++;
   /* Before the engine makes any thread: it blocks the status signals.  */
   struct engine_meter meter = { 0 };
   atomic_init (&meter.limit, o.bwlimit > UINTPTR_MAX ? UINTPTR_MAX

@@ -188,4 +188,89 @@ sha256sum --quiet -c S || fail "sha256sum -c from the list's directory: $(cat S)
 cp8M --checksum-file=rlink/../S2 a rlink/../g2 || fail "S2's copy failed"
 (cd real && sha256sum --quiet -c S2) || fail "sha256sum -c S2: $(cat real/S2)"
 [ "$(cut -c67- real/S2)" = g2 ] || fail "S2: $(cat real/S2)"
+# ---- 7. The report under another name: a name ending in '/', a backup,
+# a link deep in the destination, -L, a bind mount, another user's link.
+expect 1 "cp8M: cannot create checksum file 'nodir/': Is a directory" \
+  cp8M --checksum-file=nodir/ a out/n1
+expect 1 "cp8M: cannot create statistics file 'nodir2/': Is a directory" \
+  cp8M --stats-file=nodir2/ a out/n2
+[ ! -e out/n1 ] && [ ! -e out/n2 ] || fail "copied although 'nodir/' refused"
+# A simple backup would take the report's name: refused, nothing moved.
+echo new >bk
+for bak in '-b:bk-dst~' '--backup=simple -S .bak:bk-dst.bak'; do
+  echo OLD >bk-dst
+  expect 1 "cp8M: statistics file '${bak#*:}' is the backup of 'bk-dst'" \
+    cp8M ${bak%%:*} --stats-file="${bak#*:}" bk bk-dst
+  [ "$(cat bk-dst)" = OLD ] && [ ! -e "${bak#*:}" ] ||
+    fail "backup into the report: $(cat bk-dst ${bak#*:})"
+done
+# ... and deep in a tree, where it is seen when the backup is made.
+mkdir -p bs/x bd/bs/x
+echo new >bs/x/f
+echo OLD >bd/bs/x/f
+expect 1 "cp8M: statistics file 'bd/bs/x/f~' is the backup of 'bd/bs/x/f'" \
+  cp8M -r -b --stats-file=bd/bs/x/f~ bs bd
+[ "$(cat bd/bs/x/f)" = OLD ] || fail "bd/bs/x/f was backed up over the report"
+py bd/bs/x/f~ 'j["state"] == "finished" and j["exit_status"] == 1'
+# A link in the destination's tree leads to the report: not written.
+mkdir -p ds/x dd/ds/x cs/x cd/cs/x other
+echo SRC >ds/x/f
+echo SRC >cs/x/g
+echo old >other/file
+echo old >other/sums
+ln -s "$PWD/other/file" dd/ds/x/f
+ln -s "$PWD/other/sums" cd/cs/x/g
+expect 1 "cp8M: statistics file 'other/file' is the destination 'dd/ds/x/f'" \
+  cp8M -r --stats-file=other/file ds dd
+py other/file 'j["state"] == "finished" and j["exit_status"] == 1'
+expect 1 "cp8M: checksum file 'other/sums' is the destination 'cd/cs/x/g'" \
+  cp8M -r --checksum-file=other/sums cs cd
+! grep -q SRC other/sums || fail "the copy went into other/sums"
+[ -L dd/ds/x/f ] && [ -L cd/cs/x/g ] || fail "the links were replaced"
+# -L reads the report through a link in a source tree: not read.
+mkdir lsrc
+ln -s "$PWD/other/file" lsrc/f
+expect 1 "cp8M: statistics file 'other/file' is the source 'lsrc/f'" \
+  cp8M -rL --stats-file=other/file lsrc ld
+[ ! -e ld/f ] || fail "the report was copied"
+
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+   unshare -m true 2>/dev/null; then
+  # The destination seen through a bind mount of its directory.
+  mkdir bind bind2
+  unshare -m sh -c 'mount --bind bind bind2 &&
+    exec cp8M a bind/ --stats-file=bind2/a' 2>bind.err
+  echo $? >bind.rc
+  [ "$(cat bind.rc)" = 1 ] &&
+    [ "$(cat bind.err)" = "cp8M: statistics file 'bind2/a' is the destination 'bind/a'" ] ||
+    fail "through a bind mount: $(cat bind.rc bind.err)"
+  py bind/a 'j["state"] == "finished" and j["exit_status"] == 1'
+else
+  note "no mount namespace: the bind mount case is left out"
+fi
+
+# Root and a link another user planted at the report's name.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  chmod 755 "$work"
+  mkdir shared
+  chmod 777 shared
+  echo victim >victim
+  as_nobody ln -s "$PWD/victim" shared/stats.json
+  as_nobody ln -s "$PWD/root-made" shared/sums
+  expect 1 "cp8M: not following symbolic link 'shared/stats.json' owned by another user" \
+    cp8M --stats-file=shared/stats.json a out/p1
+  expect 1 "cp8M: not following symbolic link 'shared/sums' owned by another user" \
+    cp8M --checksum-file=shared/sums a out/p2
+  [ "$(cat victim)" = victim ] && [ ! -e root-made ] ||
+    fail "a planted link was followed"
+  [ ! -e out/p1 ] && [ ! -e out/p2 ] || fail "copied although refused"
+  # Root's own links still lead where they say: /dev/stdout, /dev/fd/N.
+  cp8M --stats-file=/dev/stdout a out/p3 >p3.json || fail "/dev/stdout"
+  py p3.json 'j["state"] == "finished"'
+  cp8M --checksum-file=/dev/fd/3 a out/p4 3>p4.sums || fail "/dev/fd/3"
+  [ "$(cut -c1-64 p4.sums)" = "$(sha256sum <a | cut -c1-64)" ] ||
+    fail "/dev/fd/3: $(cat p4.sums)"
+else
+  note "not root: the planted link case is left out"
+fi
 exit 0

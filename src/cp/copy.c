@@ -21,6 +21,7 @@
 #include "follow.h"
 #include "manifest.h"
 #include "progress.h"
+#include "report.h"
 #include "dirname.h"
 #include "error.h"
 #include "same.h"
@@ -229,6 +230,36 @@ dot_or_dotdot (char const *base)
                             || (base[1] == '.' && base[2] == '\0'));
 }
 
+/* The name a simple backup of DST gets, relative to DST->dirfd as
+   DST->rel is.  */
+static char *
+simple_backup_name (struct loc const *dst)
+{
+  char *backup = xmalloc (strlen (dst->rel) + strlen (simple_backup_suffix)
+                          + 1);
+  strcpy (stpcpy (backup, dst->rel), simple_backup_suffix);
+  return backup;
+}
+
+/* Would the backup of DST rename over a report file (report.h)?  Then
+   false after a message.  Only a simple backup's name can be one: a
+   numbered backup takes a name no file has.  */
+static bool
+backup_clear_of_reports (struct cp8m_options const *o,
+                         struct loc const *dst)
+{
+  if (o->n_report_nodes == 0 || o->backup_type == numbered_backups)
+    return true;
+  char *backup = simple_backup_name (dst);
+  struct stat st;
+  /* BACKUP: relative to DST->dirfd, as DST->rel is; the name itself,
+     which the rename would replace.  */
+  bool clear = fstatat (dst->dirfd, backup, &st, AT_SYMLINK_NOFOLLOW) != 0
+               || report_clash (o, &st, "backup of", dst->name);
+  free (backup);
+  return clear;
+}
+
 /* Is the source, whose last component is SRCBASE, the file that a
    simple backup of DST would replace?  Then making the backup renames
    the source away.  */
@@ -243,9 +274,7 @@ source_is_backup_of (char const *srcbase, struct stat const *sst,
       || memcmp (srcbase, dstbase, dstlen) != 0
       || strcmp (srcbase + dstlen, simple_backup_suffix) != 0)
     return false;
-  /* Relative to DST->dirfd, as DST->rel is.  */
-  char *backup = xmalloc (strlen (dst->rel) + suffixlen + 1);
-  strcpy (stpcpy (backup, dst->rel), simple_backup_suffix);
+  char *backup = simple_backup_name (dst);
   struct stat st;
   /* BACKUP: relative to DST->dirfd, as DST->rel is.  */
   int r = fstatat (dst->dirfd, backup, &st, 0);
@@ -354,6 +383,8 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
                  quote_file_n (0, dst->name), quote_file_n (1, src->name));
           return false;
         }
+      if (!backup_clear_of_reports (o, dst))
+        return false;
       /* Made and guarded as one step: from now until the copy ends, a
          fatal signal puts the backup back.  */
       dest_hold_signals ();

@@ -48,6 +48,16 @@ enum stats_format
   STATS_JSON           /* one JSON object on one line */
 };
 
+/* A report file's node while the run goes on (report.h): a regular
+   file the walk must neither read nor write.  */
+struct report_node
+{
+  dev_t dev;
+  ino_t ino;
+  char const *file;     /* as the user named it */
+  char const *what;     /* "statistics file", "checksum file" */
+};
+
 struct cp8m_options
 {
   /* -v, --verbose (and --debug): print 'SOURCE' -> 'DEST' per file.  */
@@ -128,6 +138,10 @@ struct cp8m_options
   char const *stats_file;
   /* --checksum-file=FILE and --checksum=ALGO.  */
   char const *checksum_file;
+  /* The report files that are regular files, once begun (main sets
+     them): each file the walk opens is compared with these.  */
+  struct report_node report_nodes[2];
+  int n_report_nodes;
   enum engine_hash checksum;
   bool explicit_checksum;
 

@@ -24,6 +24,7 @@
 #include "sync.h"
 #include "unistd-safer.h"
 #include "reread.h"
+#include "report.h"
 
 /* Open the existing DST for writing; with -f, remove it if that fails
    (setting *DST_NEW).  Return the descriptor, or -1 with errno set (and
@@ -41,9 +42,18 @@ open_existing (struct cp8m_options const *o, struct loc const *dst,
      for its reader.)  */
   int acc = O_WRONLY;
   struct stat st;
-  if ((o->verify || o->checksum_file)
-      && fstatat (dst->dirfd, dst->rel, &st, 0) == 0 && S_ISREG (st.st_mode))
+  bool seen = (o->verify || o->checksum_file || o->n_report_nodes)
+              && fstatat (dst->dirfd, dst->rel, &st, 0) == 0;
+  if ((o->verify || o->checksum_file) && seen && S_ISREG (st.st_mode))
     acc = O_RDWR;
+  /* A report file reached under another name (a link, a bind mount):
+     refused before the open empties it.  open_dest checks the file
+     opened again, whatever the name held meanwhile.  */
+  if (seen && !report_clash (o, &st, "destination", dst->name))
+    {
+      *failed = true;
+      return -1;
+    }
   /* --atomic replaces a regular file under its own name (a symlink's
      target is written through, as without it): the old file is only
      opened O_PATH (dest_open_old), never for writing, so that a running
@@ -171,6 +181,20 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   return ok;
 }
 
+/* Is FD, just opened as NAME, no report file (report.h)?  If it is one,
+   close FD and return false after a message.  */
+static bool
+opened_no_report (struct cp8m_options const *o, int fd, char const *is,
+                  char const *name)
+{
+  struct stat st;
+  if (o->n_report_nodes == 0 || fstat (fd, &st) != 0
+      || report_clash (o, &st, is, name))
+    return true;
+  close (fd);
+  return false;
+}
+
 /* Open DST for the copy: the existing file, or (when *DST_NEW, or when -f
    removed it) a new one, hidden until dest_commit unless the source is a
    STREAM.  Return false after reporting.  */
@@ -185,6 +209,8 @@ open_dest (struct copy_ctx *c, struct loc const *dst, mode_t mode,
       bool replace;
       struct stat link_st = { .st_mode = 0 };
       int fd = open_existing (o, dst, dst_new, &failed, &replace, &link_st);
+      if (fd >= 0 && !opened_no_report (o, fd, "destination", dst->name))
+        return false;
       if (fd >= 0 && replace)
         {
           bool reported;
@@ -249,6 +275,12 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
       return false;
     }
   c->file_debug->src_st = st;
+  /* A report read through a link (-L) or another name: refused.  */
+  if (!report_clash (o, &st, "source", src->name))
+    {
+      close (src_fd);
+      return false;
+    }
   if (!SAME_INODE (st, *sst))
     {
       error (0, 0, "skipping file %s, as it was replaced while being copied",

@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -120,4 +121,47 @@ report_check_copy (struct report const *r, char const *src,
   free (from);
   free (copy);
   return !clash;
+}
+
+bool
+report_check_backup (struct report const *r, char const *backup,
+                     char const *dst)
+{
+  if (!is_name (r->w, backup))
+    return true;
+  error (0, 0, "%s %s is the backup of %s", r->what,
+         quote_file_n (0, r->w->file), quote_file_n (1, dst));
+  return false;
+}
+
+bool
+report_node (struct report const *r, struct report_node *n)
+{
+  struct whole const *w = r->w;
+  struct stat st;
+  /* W->base: a last component, relative to W->dirfd (whole.h).  */
+  int got = w->kind == WHOLE_REPLACE
+            ? fstatat (w->dirfd, w->base, &st, AT_SYMLINK_NOFOLLOW)
+            : fstat (w->fd, &st);
+  if (got != 0 || !S_ISREG (st.st_mode))
+    return false;
+  *n = (struct report_node) { st.st_dev, st.st_ino, w->file, r->what };
+  return true;
+}
+
+bool
+report_clash (struct cp8m_options const *o, struct stat const *st,
+              char const *is, char const *name)
+{
+  for (int i = 0; i < o->n_report_nodes; i++)
+    {
+      struct report_node const *n = &o->report_nodes[i];
+      if (n->dev == st->st_dev && n->ino == st->st_ino)
+        {
+          error (0, 0, "%s %s is the %s %s", n->what,
+                 quote_file_n (0, n->file), is, quote_file_n (1, name));
+          return false;
+        }
+    }
+  return true;
 }

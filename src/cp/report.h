@@ -16,9 +16,11 @@
    - the copy of an operand: the name the copy gets, with -r also any
      name in the copy's tree whose counterpart in the source exists (the
      copy would write it).
-   Files deep in a tree are compared by name only: a report that is a
-   hard link, under another name, to a file deep inside a source tree
-   is not recognised.
+   Files deep in a tree are compared by name at start; the walk then
+   compares each file it opens (a source read, a destination written,
+   a name about to become a backup) with the report files' nodes
+   (report_clash), which catches what names cannot show: a link deep in
+   the destination leading to the report, a bind mount, -L.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -27,6 +29,7 @@
 
 #include <stdbool.h>
 
+#include "options.h"
 #include "whole.h"
 
 /* One report file and its name in messages ("statistics file").  */
@@ -50,5 +53,20 @@ void report_check_pair (struct report const *a, struct report const *b);
    tree where the copy writes.  */
 bool report_check_copy (struct report const *r, char const *src,
                         char const *dst, bool recursive);
+
+/* DST, the simple backup the copy of SRC to DST would make (BACKUP):
+   return false after a message if report R is that name.  */
+bool report_check_backup (struct report const *r, char const *backup,
+                          char const *dst);
+
+/* Note in *N the node report R stands for now, once begun.  Return
+   false when it is none the walk could meet (no regular file).  */
+bool report_node (struct report const *r, struct report_node *n);
+
+/* Return false after a message if ST is one of O's report files: NAME
+   IS (e.g. "source" for a file read, "copy of" with the source's name
+   for a file written) that report.  */
+bool report_clash (struct cp8m_options const *o, struct stat const *st,
+                   char const *is, char const *name);
 
 #endif

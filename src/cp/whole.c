@@ -19,6 +19,7 @@
 #include "canonicalize.h"
 #include "dirname.h"
 #include "filenamecat.h"
+#include "follow.h"
 #include "xalloc.h"
 
 #ifndef O_PATH
@@ -69,9 +70,10 @@ prepare_replace (struct whole *w, struct stat const *st)
   if (st)
     note_node (w, st);
   w->base = last_component (w->file);
-  if (w->base[0] == '\0')
+  if (w->base[0] == '\0' || w->base[base_len (w->base)] != '\0')
     {
-      /* "new/": a name for a directory only.  */
+      /* "new/": a name for a directory only (last_component keeps the
+         slashes that end a name).  */
       errno = EISDIR;
       return false;
     }
@@ -111,6 +113,15 @@ whole_prepare (struct whole *w, char const *file)
     {
       if (S_ISREG (st.st_mode))
         return prepare_replace (w, &st);
+      /* A link another user may have planted (follow.h): root's report
+         is not sent through it, as a copy is not.  FILE: the user's,
+         relative to the working directory, or absolute (then meant).  */
+      if (S_ISLNK (st.st_mode) && !follow_allowed (AT_FDCWD, file, &st))
+        {
+          w->refused = true;
+          errno = EACCES;
+          return false;
+        }
       return prepare_into (w);
     }
   return errno == ENOENT && prepare_replace (w, NULL);
@@ -248,9 +259,13 @@ whole_begin (struct whole *w)
   if (w->kind == WHOLE_INTO)
     {
       /* As '>' opens it: following links, emptied, made where a
-         dangling link points.  W->file as the user gave it.  */
-      w->fd = open (w->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                    0666);
+         dangling link points; but a link only as the rule of follow.h
+         allows, checked again here on the link followed.  W->file as
+         the user gave it: relative to the working directory, or
+         absolute (then meant).  */
+      w->fd = follow_openat (AT_FDCWD, w->file,
+                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666,
+                             &w->refused, NULL);
       struct stat st;
       if (w->fd < 0 || fstat (w->fd, &st) != 0)
         return false;

@@ -9,8 +9,9 @@
    one, never half of one.  Anything else that exists (a device such as
    /dev/null, a FIFO, a symbolic link such as /dev/stdout or a process
    substitution's /dev/fd/63) is opened and written into, following
-   links, as the shell's '>' does; a regular file reached that way is
-   rewritten from its start.  A directory, or an empty name, is refused.
+   links, as the shell's '>' does, but only links that follow.h's rule
+   lets root follow (a link another user planted is refused); a regular
+   file reached that way is rewritten from its start.  A directory, or an empty name, is refused.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -47,18 +48,21 @@ struct whole
                            once begun, else -1 */
   bool in_place;        /* FD is a regular file: each write starts at
                            its offset 0 and sets its size */
+  bool refused;         /* FILE is a symbolic link not followed, as
+                           follow.h's rule says (errno EACCES) */
 };
 
 /* Learn what FILE stands for, into *W, without changing anything.
    Return true, or false with errno: ENOENT for an empty name, EISDIR
-   for a directory (or a new name ending in '/'), or why FILE's
-   directory cannot be opened.  */
+   for a directory (or a new name ending in '/'), EACCES with W->refused
+   for a symbolic link another user may have planted (follow.h), or why
+   FILE's directory cannot be opened.  */
 bool whole_prepare (struct whole *w, char const *file);
 
 /* Get ready to write, before any copy: open a node written into (a
    FIFO waits for its reader here; a regular file is emptied), or make
    and remove a hidden file beside a file replaced.  Return true, or
-   false with errno.  */
+   false with errno (W->refused as whole_prepare says).  */
 bool whole_begin (struct whole *w);
 
 /* Write the LEN bytes of TEXT as W's new contents (on stable storage,
