@@ -276,7 +276,7 @@ copy_to_dest (struct copy_ctx *c, char const *src, char const *dest,
       follow_refused (dest);
       return false;
     }
-  if (fd < 0)
+  if (fd == -1)  /* (AT_FDCWD, negative too, when DEST has no directories.)  */
     rel = dest;
   else
     *dirfd = fd;

@@ -309,7 +309,7 @@ follow_at (int dirfd, char const *rel, int flags, mode_t mode, bool *refused,
     return openat (dirfd, rel, flags, mode);
   /* REL's directories, one at a time.  */
   int pfd = walk_dirs (dirfd, rel, base - rel, refused, links);
-  if (pfd < 0)
+  if (pfd == -1)  /* (DIRFD itself may be AT_FDCWD, negative too.)  */
     return -1;
   int fd = open_last (pfd, base, base_bytes, base[base_bytes] != '\0',
                       flags, mode, refused, link_st, links);
