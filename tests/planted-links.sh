@@ -202,8 +202,15 @@ if trace -f -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 \
       [ -s pid ] || continue
       read -r pid <pid
       s=
-      read -r s _ <"/proc/$pid/syscall" 2>/dev/null
+      read -r s args <"/proc/$pid/syscall" 2>/dev/null
       [ "$s" = "$nr" ] || continue
+      # The same openat (same arguments) a moment later: the held one,
+      # not one of the several cp8M makes on its way to D's "f" (a
+      # swap during one of those is too early).
+      sleep 0.1
+      s2= args2=
+      read -r s2 args2 <"/proc/$pid/syscall" 2>/dev/null
+      [ "$s2" = "$nr" ] && [ "$args2" = "$args" ] || continue
       mv -T D/.evil D/f
       # Still held after the swap: it came during the hold (a passing
       # openat would long be over).
