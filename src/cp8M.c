@@ -257,6 +257,36 @@ copy_into (struct copy_ctx *c, struct target const *t, char *arg)
   return ok;
 }
 
+/* Copy SRC to DEST (SOURCE DEST's).  DEST's directories are opened one
+   at a time, every symbolic link met followed only by the rule
+   (follow.h): the copy is then made in the directory reached, through
+   its descriptor (*DIRFD, open until the end of the run for --sync).
+   When that directory cannot be opened for another reason, DEST is
+   used as given, and the copy says why it fails, as GNU cp does.  */
+static bool
+copy_to_dest (struct copy_ctx *c, char const *src, char const *dest,
+              int *dirfd)
+{
+  char const *rel;
+  bool refused;
+  /* DEST as the user gave it: absolute, or relative to the working
+     directory (AT_FDCWD).  */
+  int fd = follow_dirs (AT_FDCWD, dest, &rel, &refused);
+  if (refused)
+    {
+      follow_refused (dest);
+      return false;
+    }
+  if (fd == -1)  /* (AT_FDCWD, negative too, when DEST has no directories.)  */
+    rel = dest;
+  else
+    *dirfd = fd;
+  /* REL: DEST's last component relative to FD, or DEST as given
+     (AT_FDCWD).  */
+  struct loc d = { *dirfd, rel, dest, false };
+  return copy_top (c, src, &d, &d);
+}
+
 /* 'cp --force --backup a a' copies a to its backup name (GNU's special
    case): return the destination to use, and then make no backup.  */
 static char *
@@ -536,6 +566,7 @@ main (int argc, char **argv)
     }
 
   bool ok = true;
+  int dest_dirfd = AT_FDCWD;
   /* Into the directory T.DIR unless there is one destination T.DEST
      (resolve_target sets one of them; tested on T.DEST, gcc 12's
      -fanalyzer sees that it is not NULL below).  */
@@ -548,10 +579,7 @@ main (int argc, char **argv)
          directory, as in GNU cp.  */
       char *src = t.sources[0];
       char *dest = backup_of_itself (&o, src, t.dest);
-      /* DEST as the user gave it: absolute, or relative to the working
-         directory (AT_FDCWD).  */
-      struct loc d = { AT_FDCWD, dest, dest, false };
-      ok = copy_top (&c, src, &d, &d);
+      ok = copy_to_dest (&c, src, dest, &dest_dirfd);
       free (dest);
     }
 
@@ -580,6 +608,8 @@ main (int argc, char **argv)
   budget_free (&mem.budget);
   if (t.dirfd >= 0)
     close (t.dirfd);
+  if (dest_dirfd >= 0)
+    close (dest_dirfd);
   if (o.checksum_file)
     whole_free (&rs.sums);
   return ok ? EXIT_SUCCESS : EXIT_FAILURE;

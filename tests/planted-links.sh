@@ -118,6 +118,23 @@ for kind in sticky open; do
   expect 1 "$(refusal D/t/)" cp8M -t D/t/ src/f
   untouched "$kind: the destination operand"
 
+  # Every link met on the way to the destination operand, not only its
+  # last component: one among DEST's directories, or before -t's ".".
+  fresh $kind
+  plant D sub ../victimdir "$other"
+  expect 1 "$(refusal D/sub/.)" cp8M src/f D/sub/.
+  expect 1 "$(refusal D/sub/x)" cp8M src/f D/sub/x
+  expect 1 "$(refusal D/sub/.)" cp8M -t D/sub/. src/f
+  expect 1 "$(refusal D/sub/new)" cp8M -r src/d D/sub/new
+  untouched "$kind: a link among the destination's directories"
+
+  # A followed link's text is walked the same way: root's own link
+  # D/cfg -> conf/e, through the other user's D/conf -> victimdir.
+  fresh $kind
+  ln -s conf/e D/cfg && plant D conf ../victimdir "$other"
+  expect 1 "$(refusal D/cfg)" cp8M src/f D/cfg
+  untouched "$kind: a link among a followed link's directories"
+
   # --parents: the first directory on the way, and one further down.
   fresh $kind
   plant D src ../victimdir "$other"
@@ -171,7 +188,8 @@ if trace -f -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 \
     # shell's before exec count too, as strace's when= counts them).
     trace -o list -e trace=openat \
       sh -c 'echo $$ >pid; exec cp8M src/f D/f' >/dev/null 2>&1
-    n=$(grep -n '"D/f", O_WRONLY' list | sed -n '1s/:.*//p')
+    # (D/f: "f" in D's descriptor.)
+    n=$(grep -n '"f", O_WRONLY' list | sed -n '1s/:.*//p')
     [ -n "$n" ] || fail "no open of D/f traced: $(cat list)"
     echo mine >mine
     rm -f pid
@@ -184,8 +202,15 @@ if trace -f -o /dev/null -e trace=getpid -e inject=getpid:delay_enter=1 \
       [ -s pid ] || continue
       read -r pid <pid
       s=
-      read -r s _ <"/proc/$pid/syscall" 2>/dev/null
+      read -r s args <"/proc/$pid/syscall" 2>/dev/null
       [ "$s" = "$nr" ] || continue
+      # The same openat (same arguments) a moment later: the held one,
+      # not one of the several cp8M makes on its way to D's "f" (a
+      # swap during one of those is too early).
+      sleep 0.1
+      s2= args2=
+      read -r s2 args2 <"/proc/$pid/syscall" 2>/dev/null
+      [ "$s2" = "$nr" ] && [ "$args2" = "$args" ] || continue
       mv -T D/.evil D/f
       # Still held after the swap: it came during the hold (a passing
       # openat would long be over).

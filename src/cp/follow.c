@@ -21,11 +21,12 @@
    /proc/self/fd/N of the link's O_PATH descriptor is no way to follow
    it (the kernel refuses with ELOOP), and the text also serves without
    /proc.  The directories named on the way (REL's, or a link's text's,
-   but for the last component) are resolved by the kernel as the user's
-   own words, with its own protected_symlinks in sticky directories; cp8M
-   reaches the directories it copies into through descriptors, one
-   component at a time, so the only names it hands the kernel whole are
-   the operands.
+   but for the last component) are opened one component at a time in
+   the same way (walk_dirs), so that every link met is checked, as Linux
+   checks every link of a path walk: "shared/sub/x" with another's
+   "shared/sub -> /etc" is refused at "sub", and so is a trusted link's
+   text "conf/app.cfg" through another's "conf".  "." and ".." are
+   resolved by the kernel from the directory's descriptor.
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -75,7 +76,7 @@ stat_dir (int dirfd, struct stat *st)
 }
 
 static int follow_at (int dirfd, char const *rel, int flags, mode_t mode,
-                      bool *refused, struct stat *link_st, int depth);
+                      bool *refused, struct stat *link_st, int *links);
 
 /* Is the directory PFD in /proc?  */
 static bool
@@ -85,14 +86,19 @@ in_proc (int pfd)
   return fstatfs (pfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
 }
 
-/* Follow the symbolic link LAST (a name's last component, and its
-   slashes if any: SLASH), open as LFD (O_PATH, status LST), in the
-   directory PFD, if the rule allows.  Return what opening its target
-   with FLAGS and MODE returns.  */
+/* Follow the symbolic link NAME (one component; SLASH: slashes follow
+   it), open as LFD (O_PATH, status LST), in the directory PFD, if the
+   rule allows.  Return what opening its target with FLAGS and MODE
+   returns.  *LINKS counts the links followed in this resolution.  */
 static int
-through_link (int pfd, char const *last, int lfd, struct stat const *lst,
-              bool slash, int flags, mode_t mode, bool *refused, int depth)
+through_link (int pfd, char const *name, int lfd, struct stat const *lst,
+              bool slash, int flags, mode_t mode, bool *refused, int *links)
 {
+  if (FOLLOW_MAX_LINKS < ++*links)
+    {
+      errno = ELOOP;
+      return -1;
+    }
   struct stat dir;
   if (stat_dir (pfd, &dir) != 0)
     return -1;
@@ -105,10 +111,10 @@ through_link (int pfd, char const *last, int lfd, struct stat const *lst,
   /* A link of /proc (/proc/self/fd/1, where /dev/stdout leads) stands
      for an open file, and its text ("pipe:[1234]") is no name: it is
      followed only by opening its name.  No one plants a name in /proc:
-     what is there is what the kernel or a process put there.  LAST: one
+     what is there is what the kernel or a process put there.  NAME: one
      component, relative to PFD.  */
   if (in_proc (pfd))
-    return openat (pfd, last, flags, mode);
+    return openat (pfd, name, flags, mode);
   /* The text of the very link checked (an empty name: LFD itself).  */
   char *target = areadlinkat_with_size (lfd, "", lst->st_size);
   if (!target)
@@ -121,7 +127,7 @@ through_link (int pfd, char const *last, int lfd, struct stat const *lst,
     }
   /* TARGET: relative to the link's directory PFD, as the kernel resolves
      a link, or absolute when the link says so (then meant).  */
-  int fd = follow_at (pfd, target, flags, mode, refused, NULL, depth + 1);
+  int fd = follow_at (pfd, target, flags, mode, refused, NULL, links);
   int err = errno;
   free (target);
   errno = err;
@@ -147,13 +153,13 @@ opened_what_was_seen (int fd, bool found, struct stat const *lst,
   return found && SAME_INODE (st, *lst);
 }
 
-/* Open LAST, the last component of a name (LEN bytes of it, then perhaps
-   slashes), in the directory PFD: follow_openat's second step.  */
+/* Open LAST, a component of a name (LEN bytes of it, then, when SLASH,
+   only slashes to its end), in the directory PFD: follow_openat's
+   second step, and each step of walk_dirs.  */
 static int
-open_last (int pfd, char const *last, size_t len, int flags, mode_t mode,
-           bool *refused, struct stat *link_st, int depth)
+open_last (int pfd, char const *last, size_t len, bool slash, int flags,
+           mode_t mode, bool *refused, struct stat *link_st, int *links)
 {
-  bool slash = last[len] != '\0';
   char *name = ximemdup0 (last, len);
   int fd = -1, err = ELOOP;
   for (int tries = 0; tries < FOLLOW_RETRIES; tries++)
@@ -175,8 +181,8 @@ open_last (int pfd, char const *last, size_t len, int flags, mode_t mode,
         }
       if (found && S_ISLNK (lst.st_mode))
         {
-          fd = through_link (pfd, last, lfd, &lst, slash, flags, mode,
-                             refused, depth);
+          fd = through_link (pfd, name, lfd, &lst, slash, flags, mode,
+                             refused, links);
           err = errno;
           close (lfd);
           if (fd >= 0 && link_st)
@@ -212,22 +218,81 @@ open_last (int pfd, char const *last, size_t len, int flags, mode_t mode,
   return fd;
 }
 
+/* Close FD unless it is KEEP, keeping errno.  */
+static void
+close_unless (int fd, int keep)
+{
+  if (fd != keep)
+    {
+      int err = errno;
+      close (fd);
+      errno = err;
+    }
+}
+
+/* Open the component P (N bytes) of a directory name in CUR, O_PATH, a
+   symbolic link followed only as the rule allows.  */
+static int
+open_dir_component (int cur, char const *p, size_t n, bool *refused,
+                    int *links)
+{
+  int flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+    {
+      /* "." or "..": no link, resolved by the kernel from CUR.  */
+      char name[3] = { p[0], p[n - 1], '\0' };
+      name[n] = '\0';
+      /* NAME: "." or "..", relative to CUR.  */
+      return openat (cur, name, flags);
+    }
+  return open_last (cur, p, n, false, flags, 0, refused, NULL, links);
+}
+
+/* Open the directory DIR (its first LEN bytes; relative to DIRFD, or
+   absolute), O_PATH, one component at a time: every symbolic link met
+   on the way is followed only as the rule allows, as Linux checks
+   every link of a path walk.  Return DIRFD itself when DIR names no
+   component (""); else a new descriptor; or -1 with errno (*REFUSED
+   set for a link refused).  */
+static int
+walk_dirs (int dirfd, char const *dir, size_t len, bool *refused, int *links)
+{
+  char const *p = dir, *end = dir + len;
+  int cur = dirfd;
+  if (p < end && *p == '/')
+    {
+      /* "/": the name is absolute, and means it.  */
+      cur = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (cur < 0)
+        return -1;
+    }
+  for (;;)
+    {
+      while (p < end && *p == '/')
+        p++;
+      if (p == end)
+        return cur;
+      char const *q = p;
+      while (q < end && *q != '/')
+        q++;
+      int next = open_dir_component (cur, p, q - p, refused, links);
+      close_unless (cur, dirfd);
+      if (next < 0)
+        return -1;
+      cur = next;
+      p = q;
+    }
+}
+
 static int
 follow_at (int dirfd, char const *rel, int flags, mode_t mode, bool *refused,
-           struct stat *link_st, int depth)
+           struct stat *link_st, int *links)
 {
-  if (FOLLOW_MAX_LINKS < depth)
+  if (!strchr (rel, '/'))
     {
-      errno = ELOOP;
-      return -1;
-    }
-  size_t len = strlen (rel);
-  bool slash = 0 < len && rel[len - 1] == '/';
-  if (!slash)
-    {
-      /* The common case, one call: REL relative to DIRFD, as the
-         caller's (or a link's text, relative to the link's
-         directory).  */
+      /* The common case, one call: REL, one component, relative to
+         DIRFD, as the caller's (or a link's text, relative to the
+         link's directory).  */
       int fd = openat (dirfd, rel, flags | O_NOFOLLOW, mode);
       if (fd >= 0 && !opened_what_was_seen (fd, true, NULL, false, flags))
         close (fd);
@@ -242,28 +307,13 @@ follow_at (int dirfd, char const *rel, int flags, mode_t mode, bool *refused,
     /* "/" or "": no last component to be a link.  REL: relative to
        DIRFD as above, or absolute (then meant).  */
     return openat (dirfd, rel, flags, mode);
-  int pfd = dirfd;
-  if (base != rel)
-    {
-      char *dir = ximemdup0 (rel, base - rel);
-      /* DIR: REL's directories, relative to DIRFD as REL is.  */
-      pfd = openat (dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-      int err = errno;
-      free (dir);
-      if (pfd < 0)
-        {
-          errno = err;
-          return -1;
-        }
-    }
-  int fd = open_last (pfd, base, base_bytes, flags, mode, refused, link_st,
-                      depth);
-  if (pfd != dirfd)
-    {
-      int err = errno;
-      close (pfd);
-      errno = err;
-    }
+  /* REL's directories, one at a time.  */
+  int pfd = walk_dirs (dirfd, rel, base - rel, refused, links);
+  if (pfd == -1)  /* (DIRFD itself may be AT_FDCWD, negative too.)  */
+    return -1;
+  int fd = open_last (pfd, base, base_bytes, base[base_bytes] != '\0',
+                      flags, mode, refused, link_st, links);
+  close_unless (pfd, dirfd);
   return fd;
 }
 
@@ -274,8 +324,21 @@ follow_openat (int dirfd, char const *rel, int flags, mode_t mode,
   *refused = false;
   if (link_st)
     link_st->st_mode = 0;
+  int links = 0;
   /* REL: the caller's, relative to DIRFD (or absolute with AT_FDCWD).  */
-  return follow_at (dirfd, rel, flags, mode, refused, link_st, 0);
+  return follow_at (dirfd, rel, flags, mode, refused, link_st, &links);
+}
+
+int
+follow_dirs (int dirfd, char const *rel, char const **base, bool *refused)
+{
+  *refused = false;
+  *base = last_component (rel);
+  if (**base == '\0')
+    *base = rel;
+  int links = 0;
+  /* REL: the caller's, relative to DIRFD (or absolute).  */
+  return walk_dirs (dirfd, rel, *base - rel, refused, &links);
 }
 
 bool

@@ -36,6 +36,16 @@
 int follow_openat (int dirfd, char const *rel, int flags, mode_t mode,
                    bool *refused, struct stat *link_st);
 
+/* Open the directory REL's last component is in (REL: relative to
+   DIRFD, or absolute), O_PATH, walking REL's directories one at a time
+   with every symbolic link met followed only by the rule (*REFUSED
+   true, errno EACCES, when one is not).  *BASE gets REL's last component
+   (REL itself when REL has no directories, or is "/").  Return the
+   descriptor, DIRFD itself when REL has no directories, or -1 with
+   errno.  */
+int follow_dirs (int dirfd, char const *rel, char const **base,
+                 bool *refused);
+
 /* Does the rule allow following the symbolic link REL (relative to
    DIRFD) of status LINK_ST?  An answer for decisions made ahead of the
    open (what an existing destination is); the open itself goes through
