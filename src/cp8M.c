@@ -472,7 +472,8 @@ main (int argc, char **argv)
 
   /* The report files (report.h, whole.h): a directory, an empty name,
      or one of the operands is refused before anything is written.  */
-  struct reports rs = { .n = 0 };
+  /* Static, as ENDING is: a refusal that exits leaves them reachable.  */
+  static struct reports rs;
   if (o.stats_file)
     prepare_report (&rs, &ending.file, o.stats_file, "statistics file");
   if (o.checksum_file)
