@@ -41,6 +41,28 @@ run () {
     sh -c "echo \$\$ >pid; $_prefix exec cp8M \"\$@\"" sh "$@" 2>err
 }
 
+# held_swap CASE SETUP SWAP HOLD PREFIX ARGS...: the shell commands
+# SETUP, then tests/swapper with the words SWAP (evaluated here) beside
+# cp8M ARGS under PREFIX with the call HOLD held (strace's inject= text,
+# HOLD_US standing for the hold); its status in $status.  The swapper
+# sees the held call unless a loaded machine kept it from looking for
+# the whole hold (it exits 2): then again, held longer.
+held_swap () {
+  _case=$1 _setup=$2 _swap=$3 _hold=$4 _prefix=$5
+  shift 5
+  for hold in $delay $((delay * 4)) $((delay * 16)); do
+    eval "$_setup" || exit 99
+    eval "\"\$SWAPPER\" $_swap" 2>swapper.err &
+    swp=$!
+    run "$(echo "$_hold" | sed "s/HOLD_US/$hold/")" "$_prefix" "$@"
+    status=$?
+    wait $swp
+    sw=$?
+    [ $sw -eq 2 ] || break
+  done
+  [ $sw -eq 0 ] || { cat swapper.err >&2; fail "$_case: the swapper failed ($sw)"; }
+}
+
 # A node's metadata as a copy would change it (not its ctime: the
 # rename that swaps it in changes that).
 meta () {
@@ -56,23 +78,13 @@ for n in d pipe; do setfattr -n trusted.made -v 1 "src/$n" || exit 99; done
 chmod 600 src/pipe && chmod 700 src/d src || exit 99
 touch -h -d '2001-02-03 04:05:06' src/pipe src/lnk src/d || exit 99
 while IFS='|' read -r kind call name args make; do
-  # The swapper sees the held call, unless a loaded machine kept it from
-  # looking for the whole hold (it exits 2): then again, held longer.
-  for hold in $delay $((delay * 4)) $((delay * 16)); do
-    rm -rf out theirs pid && mkdir out && sh -c "$make" || exit 99
-    chown -h nobody:nogroup out theirs && chmod 755 out || exit 99
-    touch -h -d '2010-01-01' theirs || exit 99
-    meta theirs | sed 's/^theirs /NODE /' >before
-    "$SWAPPER" --exchange pid "$call" out "$name" "$PWD/theirs" 2>swapper.err &
-    swp=$!
-    # shellcheck disable=SC2086
-    run "$call:delay_exit=$hold:when=1" "" $args out/
-    status=$?
-    wait $swp
-    sw=$?
-    [ $sw -eq 2 ] || break
-  done
-  [ $sw -eq 0 ] || { cat swapper.err >&2; fail "$kind: the swapper failed ($sw)"; }
+  # shellcheck disable=SC2086
+  held_swap "$kind" 'rm -rf out theirs pid && mkdir out && sh -c "$make" &&
+      chown -h nobody:nogroup out theirs && chmod 755 out &&
+      touch -h -d 2010-01-01 theirs &&
+      meta theirs | sed "s/^theirs /NODE /" >before' \
+    '--exchange pid "$call" out "$name" "$PWD/theirs"' \
+    "$call:delay_exit=HOLD_US:when=1" "" $args out/
   meta "out/$name" | sed "s|^out/$name |NODE |" >after
   cmp -s before after || {
     diff before after >&2
@@ -125,18 +137,9 @@ check () {
 # a link to the user's tree while the WHENth linkat is held; its status
 # in $status.
 swap_top () {
-  for hold in $delay $((delay * 4)) $((delay * 16)); do
-    rm -rf shared/z shared/.swapped pid
-    "$SWAPPER" pid linkat shared z "$PWD/usertree" 2>swapper.err &
-    swp=$!
-    run "linkat:delay_enter=$hold:when=$1" "$2" -a src shared/z
-    status=$?
-    wait $swp
-    sw=$?
-    # 2: the held call was not seen (a loaded machine): held longer.
-    [ $sw -eq 2 ] || break
-  done
-  [ $sw -eq 0 ] || { cat swapper.err >&2; fail "link $1 ($2): the swapper failed ($sw)"; }
+  held_swap "link $1 ($2)" 'rm -rf shared/z shared/.swapped pid' \
+    'pid linkat shared z "$PWD/usertree"' \
+    "linkat:delay_enter=HOLD_US:when=$1" "$2" -a src shared/z
 }
 # The swap while the first copy is made (the link that names it: the
 # first linkat), and while the later link is made (the second): with a
@@ -158,17 +161,9 @@ note "later hard links: root's first copy, or refused; never the user's file"
 #    the first copy (its later name would be a link of the user's, who
 #    can point it anywhere): the later name is root's file, or refused.
 mkdir -p shared/y && chown nobody:nogroup shared/y || exit 99
-for hold in $delay $((delay * 4)) $((delay * 16)); do
-  rm -rf shared/y/* shared/y/.swapped pid
-  "$SWAPPER" pid linkat shared/y h1 "$PWD/shared/y/.swapped" 2>swapper.err &
-  swp=$!
-  run "linkat:delay_exit=$hold:when=1" "" -a src/h1 src/h2 shared/y
-  status=$?
-  wait $swp
-  sw=$?
-  [ $sw -eq 2 ] || break
-done
-[ $sw -eq 0 ] || { cat swapper.err >&2; fail "first copy swapped: the swapper failed ($sw)"; }
+held_swap "first copy swapped" 'rm -rf shared/y/* shared/y/.swapped pid' \
+  'pid linkat shared/y h1 "$PWD/shared/y/.swapped"' \
+  "linkat:delay_exit=HOLD_US:when=1" "" -a src/h1 src/h2 shared/y
 [ -L shared/y/h1 ] || fail "first copy swapped: the swap did not happen"
 if [ -L shared/y/h2 ]; then
   fail "first copy swapped: the later name is the swapped-in link: $(ls -li shared/y)"
