@@ -443,6 +443,45 @@ begin_report (struct report const *r, bool sync)
     }
 }
 
+/* The largest buffer a job has: files smaller than it are copied by
+   jobs (jobs.h).  Small, as most files of a tree are.  */
+enum { JOB_BUFFER = 128 * 1024 };
+
+/* Whether files may be in flight (jobs.h): only where nothing asks the
+   walk to wait for each file: a question (-i), a line per file's data
+   (--debug), or a check or hash of each copy, all kept one file after
+   another.  (The rate limit and the meter are shared by all engines:
+   engine.h.)  */
+static bool
+files_at_once (struct cp8m_options const *o)
+{
+  return o->recursive && o->files_in_flight > 1 && !o->hard_link
+         && !o->symbolic_link && !o->attributes_only && !o->interactive
+         && !o->debug && !o->verify && !o->checksum_file;
+}
+
+/* The pool for files in flight, or NULL: the walk copies each file
+   itself.  Its buffers together are one of the budget's MEM (main took
+   that one from the walk's), so that a big file's pieces and the small
+   files in flight never hold more than the budget.  */
+static struct jobs *
+start_jobs (struct cp8m_options const *o, struct copy_ctx *c,
+            struct memory_plan const *mem, struct engine_meter *meter)
+{
+  if (!files_at_once (o) || mem->depth < 2)
+    return NULL;
+  size_t size = mem->size < JOB_BUFFER ? mem->size : JOB_BUFFER;
+  unsigned int n = o->files_in_flight;
+  if (n > mem->size / size)
+    n = mem->size / size;
+  /* The engine plans a file smaller than its buffer as the walk's would
+     (buffered): the same buffer size for both, then.  */
+  struct engine_config cfg = { size, 1, meter };
+  struct jobs *j = jobs_new (dirfds_jobs_room (c->max_open_levels, n), &cfg);
+  c->job_size = size;
+  return j;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -528,6 +567,9 @@ main (int argc, char **argv)
   budget_plan (&mem, "", o.queue_depth, o.buffer_size,
                o.explicit_queue_depth, o.explicit_buffer_size);
   struct engine_config cfg = { mem.size, mem.depth, &meter };
+  /* One buffer's memory is the files in flight's (start_jobs).  */
+  if (files_at_once (&o) && mem.depth >= 2)
+    cfg.queue_depth--;
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();
@@ -540,19 +582,7 @@ main (int argc, char **argv)
                         .max_open_levels = dirfds_max_levels (o.parents),
                         .stats = o.stats != STATS_NONE || o.stats_file
                                  ? &stats : NULL };
-  /* Only where the data of small files is read to be copied.  */
-  if (o.recursive && !o.hard_link && !o.symbolic_link && !o.attributes_only
-      && o.request.direct != ENGINE_DIRECT_ALWAYS
-      && dirfds_prefetch_room (c.max_open_levels))
-    {
-      /* Only what the engine will copy buffered (prefetch.h).  */
-      off_t max = PREFETCH_MAX_SIZE;
-      if (o.request.direct != ENGINE_DIRECT_NEVER
-          && (off_t) engine_buffer_size (eng) <= max)
-        max = engine_buffer_size (eng) - 1;
-      c.prefetch = prefetch_new (dirfds_ahead_limit (), max,
-                                  o.prefetch_lockstep);
-    }
+  c.jobs = start_jobs (&o, &c, &mem, &meter);
   /* The hard-link table's descriptors, beside the walk's (special.c).  */
   seen_limit_fds (c.links, dirfds_link_room (c.max_open_levels));
   dirfds_stack_init (&c, &c);
@@ -584,6 +614,8 @@ main (int argc, char **argv)
       free (dest);
     }
 
+  jobs_free (c.jobs);
+  ok &= !c.jobs_failed;
   /* --sync: the directories above the walks, last (sync.h).  */
   ok &= sync_dirs_flush (c.sync_dirs);
   /* The copies that were made, whatever failed beside them.  */
@@ -601,7 +633,6 @@ main (int argc, char **argv)
                  engine_buffer_bytes (eng));
   if (o.stats_file)
     ok &= write_stats_file (ok ? EXIT_SUCCESS : EXIT_FAILURE);
-  prefetch_free (c.prefetch);
   seen_free (c.links);
   seen_free (c.created);
   seen_free (c.operands);

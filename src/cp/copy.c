@@ -494,17 +494,19 @@ copy_tree (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
   if (!dir_begin (c, &dc, src, sst, dst, dst_exists, parent, w))
     return false;
   bool ok = true;
-  while (dir_next (c, &dc, w))
+  while (dir_next (&dc, w))
     ok &= copy_node (c, &dc.s, &dc.d, &dc.self, w, false);
   return dir_end (c, &dc, ok);
 }
 
-/* Create DST as the kind of file SRC is.  */
+/* Create DST as the kind of file SRC is.  DEFER: a regular file's copy
+   may end later (copy_regular).  */
 static bool
 copy_by_type (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst,
               struct stat const *dst_st, bool *dst_new, bool dst_is_dir,
-              struct ancestor *parent, struct walk *w, bool follow)
+              struct ancestor *parent, struct walk *w, bool follow,
+              bool defer)
 {
   struct cp8m_options const *o = c->o;
   mode_t smode = sst->st_mode;
@@ -516,7 +518,7 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
   if (o->hard_link)
     return make_hard_link (c, src, dst, follow);
   if (S_ISREG (smode) || (o->copy_as_regular && !S_ISLNK (smode)))
-    return copy_regular (c, src, sst, dst, dst_new, follow);
+    return copy_regular (c, src, sst, dst, dst_new, follow, defer);
   if (S_ISLNK (smode))
     return copy_symlink (c, src, sst, dst, *dst_new, dst_st);
   if (S_ISFIFO (smode) || S_ISBLK (smode) || S_ISCHR (smode)
@@ -747,9 +749,13 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
   else
     {
       c->made_known = false;
+      /* Only a file whose copy nothing here waits for may end later: not
+         an operand (later operands look at what it made), nor one with
+         a backup to put back, nor the first of hard links.  */
+      bool defer = !command_line && !backup && !first;
       ok = copy_by_type (c, src, &sst, dst,
                          dst_new || !have_dst_st ? NULL : &dst_st,
-                         &dst_new, dst_is_dir, parent, w, follow);
+                         &dst_new, dst_is_dir, parent, w, follow, defer);
       if (ok && first)
         remember_first_copy (c, &sst, dst);
     }

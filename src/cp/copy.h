@@ -23,7 +23,7 @@
 #include "engine/engine.h"
 #include "node.h"
 #include "options.h"
-#include "prefetch.h"
+#include "jobs.h"
 #include "seen.h"
 #include "stats.h"
 
@@ -69,12 +69,9 @@ struct copy_ctx
   struct progress *progress;  /* told of each regular file, or NULL */
   struct manifest *manifest;  /* --checksum-file's lines, or NULL */
   struct engine_digest digest;  /* each file's hash, for the manifest */
-  struct prefetch *prefetch;  /* warms small files ahead of the walk, or
-                                 NULL (prefetch.h) */
-  bool prefetch_useful;   /* the last regular file was small and copied
-                             by reading it (not cloned, linked, skipped
-                             or failed) */
-  unsigned long listings; /* directory listings walked so far */
+  struct jobs *jobs;      /* files in flight, or NULL (jobs.h) */
+  size_t job_size;        /* files smaller than this go to JOBS */
+  bool jobs_failed;       /* a job's copy failed (reported) */
   bool made_known;        /* the node the last copy made (its copy of a */
   dev_t made_dev;         /* regular file, link or special file), as */
   ino_t made_ino;         /* seen through its own descriptor: what later
@@ -146,17 +143,13 @@ bool copy_node (struct copy_ctx *c, struct loc const *src,
 unsigned int dirfds_max_levels (unsigned int held);
 
 /* dirfds.c: how many descriptors of first copies the hard-link table
-   may keep (seen.h) beside the walk's LEVELS, the prefetcher's and the
+   may keep (seen.h) beside the walk's LEVELS, the jobs' and the
    copy's own: half of those left, at most a few hundred.  */
 unsigned int dirfds_link_room (unsigned int levels);
 
-/* dirfds.c: the descriptor number below which the prefetcher may open
-   files (prefetch.h), leaving room for the copy's own.  */
-int dirfds_ahead_limit (void);
-
-/* dirfds.c: whether descriptors are plentiful enough for a prefetcher
-   (prefetch.h) besides the walk's LEVELS.  */
-bool dirfds_prefetch_room (unsigned int levels);
+/* dirfds.c: how many of WANT files in flight (jobs.h) the descriptors
+   left beside the walk's LEVELS allow.  */
+unsigned int dirfds_jobs_room (unsigned int levels, unsigned int want);
 
 /* dirfds.c: note BASE, an address near the top of the stack, and how far
    below it the walk may recurse (RLIMIT_STACK less a margin).  */
@@ -188,10 +181,12 @@ bool dirfds_pop (struct ancestor *lv);
 /* regular.c: copy the file SRC as a regular file.  *DST_NEW says whether
    DST had to be created; it becomes true if DST was replaced.  With
    --debug, once SRC is open, print GNU cp's line for it (also when the
-   copy failed), then cp8M's.  */
+   copy failed), then cp8M's.  DEFER: the walk needs nothing of the copy
+   but its success, which may then come later, from a job (jobs.h):
+   true is returned at once, and a failure sets C->jobs_failed.  */
 bool copy_regular (struct copy_ctx *c, struct loc const *src,
                    struct stat const *sst, struct loc const *dst,
-                   bool *dst_new, bool follow);
+                   bool *dst_new, bool follow, bool defer);
 
 /* special.c */
 bool copy_symlink (struct copy_ctx *c, struct loc const *src,

@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include "dest.h"
+#include "jobs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -81,14 +82,55 @@ static int const fatal_signals[] =
    as the handler expects.  */
 static struct
 {
-  volatile sig_atomic_t remove;   /* unlink REMOVE_REL in REMOVE_DIRFD */
-  volatile int remove_dirfd;
-  char const *volatile remove_rel;
   volatile sig_atomic_t restore;  /* rename BACKUP to BACKUP_OF */
   volatile int backup_dirfd;
   char const *volatile backup;
   char const *volatile backup_of;
 } pending;
+
+/* A name to unlink if a fatal signal comes, one for each thread that
+   makes files: the walk's (slot 0) and each of jobs.c's.  The handler
+   runs on the walk's thread (the others block every signal); a job's
+   thread cannot hold the signals back from it, so it marks its slot
+   BUSY instead around a step and its bookkeeping, and the handler waits
+   for that step to end.  */
+static struct
+{
+  volatile sig_atomic_t remove;   /* unlink REMOVE_REL in REMOVE_DIRFD */
+  volatile int remove_dirfd;
+  char const *volatile remove_rel;
+  sig_atomic_t busy;              /* atomic: a step under way */
+} slots[JOBS_MAX + 1];
+static _Thread_local unsigned int my_slot;
+static sig_atomic_t dying;        /* atomic: the handler has begun */
+
+void
+dest_thread_slot (unsigned int slot)
+{
+  my_slot = slot;
+}
+
+/* The handler: wait for each job's step under way, then undo what each
+   slot holds.  */
+static void
+remove_pending (void)
+{
+  __atomic_store_n (&dying, 1, __ATOMIC_SEQ_CST);
+  for (unsigned int i = 0; i <= JOBS_MAX; i++)
+    {
+      while (__atomic_load_n (&slots[i].busy, __ATOMIC_SEQ_CST))
+        {
+          struct timespec ms = { 0, 1000000 };
+          nanosleep (&ms, NULL);
+        }
+      /* The names are relative to their descriptors as the struct loc
+         names they were made from are (absolute only with AT_FDCWD).  */
+      if (slots[i].remove)
+        unlinkat (slots[i].remove_dirfd, slots[i].remove_rel, 0);
+      /* Once: another fatal signal may be pending behind this one.  */
+      slots[i].remove = 0;
+    }
+}
 
 static void
 on_fatal_signal (int sig, siginfo_t *info, void *context)
@@ -101,17 +143,14 @@ on_fatal_signal (int sig, siginfo_t *info, void *context)
   if (sig == SIGXFSZ && info && info->si_code == SI_USER
       && info->si_pid == getpid ())
     return;
-  /* The names are relative to their descriptors as the struct loc
-     names they were made from are (absolute only with AT_FDCWD).  */
-  if (pending.remove)
-    unlinkat (pending.remove_dirfd, pending.remove_rel, 0);
+  remove_pending ();
   if (pending.restore)
     /* BACKUP and BACKUP_OF: relative to BACKUP_DIRFD, as the struct loc
        names they come from.  */
     renameat (pending.backup_dirfd, pending.backup, pending.backup_dirfd,
               pending.backup_of);
   /* Once: another fatal signal may be pending behind this one.  */
-  pending.remove = pending.restore = 0;
+  pending.restore = 0;
   /* --stats-file: the run did not end, and SIG ended it.  */
   whole_on_fatal_signal (sig);
   progress_clear_from_signal ();
@@ -166,6 +205,17 @@ dest_install_signals (void)
 void
 dest_hold_signals (void)
 {
+  if (my_slot)
+    {
+      __atomic_store_n (&slots[my_slot].busy, 1, __ATOMIC_SEQ_CST);
+      if (!__atomic_load_n (&dying, __ATOMIC_SEQ_CST))
+        return;
+      /* The handler runs: it may have passed this slot already, so this
+         step must not begin.  The process ends in a moment.  */
+      __atomic_store_n (&slots[my_slot].busy, 0, __ATOMIC_SEQ_CST);
+      for (;;)
+        pause ();
+    }
   sigset_t set;
   fatal_set (&set);
   sigprocmask (SIG_BLOCK, &set, NULL);
@@ -174,6 +224,11 @@ dest_hold_signals (void)
 void
 dest_release_signals (void)
 {
+  if (my_slot)
+    {
+      __atomic_store_n (&slots[my_slot].busy, 0, __ATOMIC_SEQ_CST);
+      return;
+    }
   sigset_t set;
   fatal_set (&set);
   sigprocmask (SIG_UNBLOCK, &set, NULL);
@@ -182,9 +237,9 @@ dest_release_signals (void)
 static void
 arm_removal (int dirfd, char const *rel)
 {
-  pending.remove_dirfd = dirfd;
-  pending.remove_rel = rel;
-  pending.remove = 1;
+  slots[my_slot].remove_dirfd = dirfd;
+  slots[my_slot].remove_rel = rel;
+  slots[my_slot].remove = 1;
 }
 
 void
@@ -217,10 +272,8 @@ dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
   else if (o->verbose)
     {
       char *shown = sibling_name (dst->name, last_component (backup));
-      diag_out_begin ();
-      printf ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
-              quote_file_n (1, dst->name));
-      diag_out_end ();
+      diag_print ("%s -> %s (unbackup)\n", quote_file_n (0, shown),
+                  quote_file_n (1, dst->name));
       free (shown);
     }
 }
@@ -680,7 +733,7 @@ commit_replace (struct dest *d, int fd)
   if (!ok && d->temp)
     /* D->temp: relative to LOC->dirfd, as LOC->rel is.  */
     unlinkat (loc->dirfd, d->temp, 0);
-  pending.remove = 0;
+  slots[my_slot].remove = 0;
   dest_release_signals ();
   free (d->temp);
   d->temp = NULL;
@@ -748,7 +801,7 @@ dest_commit (struct dest *d)
     }
   else if (!ok)
     unlinkat (loc->dirfd, loc->rel, 0);
-  pending.remove = 0;
+  slots[my_slot].remove = 0;
   dest_release_signals ();
   return ok;
 }
@@ -767,7 +820,7 @@ dest_abort (struct dest *d)
     unlinkat (d->loc->dirfd, d->temp, 0);
   else if (d->kind == DEST_AT_NAME)
     unlinkat (d->loc->dirfd, d->loc->rel, 0);
-  pending.remove = 0;
+  slots[my_slot].remove = 0;
   dest_release_signals ();
   free (d->temp);
   d->temp = NULL;

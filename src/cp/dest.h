@@ -158,6 +158,11 @@ void dest_unguard_backup (void);
 void dest_undo_backup (struct cp8m_options const *o, struct loc const *dst,
                        char const *backup);
 
+/* This thread makes files for jobs.c as its thread number SLOT (1 ..
+   JOBS_MAX): what a fatal signal undoes of its unfinished file is kept
+   apart from other threads'.  */
+void dest_thread_slot (unsigned int slot);
+
 /* Hold the fatal signals back (they stay pending) until
    dest_release_signals, so that a step and the bookkeeping of what to
    undo happen as one.  */

@@ -255,34 +255,26 @@ diag_debug_budget (struct memory_plan const *p)
 void
 diag_verbose (char const *src, char const *dst)
 {
-  diag_out_begin ();
-  printf ("%s -> %s\n", quote_file_n (0, src), quote_file_n (1, dst));
-  diag_out_end ();
+  diag_print ("%s -> %s\n", quote_file_n (0, src), quote_file_n (1, dst));
 }
 
 void
 diag_verbose_backup (char const *src, char const *dst, char const *backup)
 {
-  diag_out_begin ();
-  printf ("%s -> %s (backup: %s)\n", quote_file_n (0, src),
-          quote_file_n (1, dst), quote_file_n (2, backup));
-  diag_out_end ();
+  diag_print ("%s -> %s (backup: %s)\n", quote_file_n (0, src),
+              quote_file_n (1, dst), quote_file_n (2, backup));
 }
 
 void
 diag_removed (char const *dst)
 {
-  diag_out_begin ();
-  printf ("removed %s\n", quote_file (dst));
-  diag_out_end ();
+  diag_print ("removed %s\n", quote_file (dst));
 }
 
 void
 diag_skipped (char const *dst)
 {
-  diag_out_begin ();
-  printf ("skipped %s\n", quote_file (dst));
-  diag_out_end ();
+  diag_print ("skipped %s\n", quote_file (dst));
 }
 
 void
@@ -305,7 +297,9 @@ diag_program_name (void)
    end (--stats).  */
 static unsigned long error_messages;
 /* The next message is a warning or a notice, not an error.  */
-static bool next_is_notice;
+static _Thread_local bool next_is_notice;
+/* Where this thread's messages go instead of out, or NULL (jobs.h).  */
+static _Thread_local struct diag_log *capture;
 
 /* Called by error () at the start of each message, with stderr locked
    (glibc): the place to clear anything drawn on the terminal first.  */
@@ -395,8 +389,9 @@ static struct
   bool on;
   struct diag_failure *v;
   size_t n, alloc;
-  struct diag_node node;
 } kept;
+/* The node this thread is copying.  */
+static _Thread_local struct diag_node node;
 
 void
 diag_keep_failures (void)
@@ -414,15 +409,15 @@ diag_failures (size_t *n)
 struct diag_node
 diag_node_enter (char const *source, char const *destination)
 {
-  struct diag_node saved = kept.node;
-  kept.node = (struct diag_node) { source, destination };
+  struct diag_node saved = node;
+  node = (struct diag_node) { source, destination };
   return saved;
 }
 
 void
 diag_node_leave (struct diag_node saved)
 {
-  kept.node = saved;
+  node = saved;
 }
 
 /* Keep MSG (and ERRNUM's words) with the node under way.  gcc 12's
@@ -439,9 +434,8 @@ keep (char const *msg, int errnum)
   if (kept.n == kept.alloc)
     kept.v = x2nrealloc (kept.v, &kept.alloc, sizeof *kept.v);
   struct diag_failure *f = &kept.v[kept.n++];
-  f->source = kept.node.source ? xstrdup (kept.node.source) : NULL;
-  f->destination = kept.node.destination
-                   ? xstrdup (kept.node.destination) : NULL;
+  f->source = node.source ? xstrdup (node.source) : NULL;
+  f->destination = node.destination ? xstrdup (node.destination) : NULL;
   if (!errnum)
     f->message = xstrdup (msg);
   else if (asprintf (&f->message, "%s: %s", msg, strerror (errnum)) < 0)
@@ -450,6 +444,8 @@ keep (char const *msg, int errnum)
 #if 10 <= __GNUC__ && !defined __clang__
 # pragma GCC diagnostic pop
 #endif
+
+static void hold (char *text, int errnum, bool out);
 
 /* What diag_error and diag_error_exit share: FORMAT with AP, kept when
    asked, then printed by error ().  */
@@ -460,6 +456,11 @@ report (int status, int errnum, char const *format, va_list ap)
   char *msg;
   if (vasprintf (&msg, format, ap) < 0)
     xalloc_die ();
+  if (capture && !status)
+    {
+      hold (msg, errnum, false);
+      return;
+    }
   /* A warning or a notice leaves the status alone, and is no failure.  */
   if (kept.on && !next_is_notice)
     keep (msg, errnum);
@@ -484,6 +485,73 @@ diag_error_exit (int status, int errnum, char const *format, ...)
   report (status, errnum, format, ap);
   va_end (ap);
   abort ();   /* error () exited already: STATUS is not 0 */
+}
+
+/* ---- held for their turn ---- */
+
+void
+diag_capture (struct diag_log *log)
+{
+  capture = log;
+}
+
+/* Add TEXT (taken) to the log captured into.  */
+static void
+hold (char *text, int errnum, bool out)
+{
+  struct diag_log *l = capture;
+  if (l->n == l->alloc)
+    l->v = x2nrealloc (l->v, &l->alloc, sizeof *l->v);
+  l->v[l->n++] = (struct diag_rec) {
+    text, errnum, !out && next_is_notice, out,
+    node.source ? xstrdup (node.source) : NULL,
+    node.destination ? xstrdup (node.destination) : NULL };
+  if (!out)
+    next_is_notice = false;
+}
+
+void
+diag_print (char const *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  if (capture)
+    {
+      char *text;
+      if (vasprintf (&text, format, ap) < 0)
+        xalloc_die ();
+      hold (text, 0, true);
+    }
+  else
+    {
+      diag_out_begin ();
+      vprintf (format, ap);
+      diag_out_end ();
+    }
+  va_end (ap);
+}
+
+void
+diag_log_replay (struct diag_log *log)
+{
+  for (size_t i = 0; i < log->n; i++)
+    {
+      struct diag_rec *r = &log->v[i];
+      struct diag_node saved = diag_node_enter (r->source, r->destination);
+      if (r->out)
+        diag_print ("%s", r->text);
+      else
+        {
+          next_is_notice = r->notice;
+          diag_error (0, r->errnum, "%s", r->text);
+        }
+      diag_node_leave (saved);
+      free (r->text);
+      free (r->source);
+      free (r->destination);
+    }
+  free (log->v);
+  *log = (struct diag_log) { NULL, 0, 0 };
 }
 
 bool

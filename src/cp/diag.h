@@ -129,6 +129,37 @@ struct diag_failure
   char *message;
 };
 
+/* ---- messages held for their turn (jobs.h) ---- */
+
+/* What one job, or the walk while jobs are in flight, printed: error
+   messages and lines of standard output, in order.  */
+struct diag_rec
+{
+  char *text;          /* a message (after the program's name) or a line */
+  int errnum;
+  bool notice;         /* a warning or a notice (diag_next_is_notice) */
+  bool out;            /* TEXT goes to standard output, as it is */
+  char *source, *destination;  /* the node being copied then, or NULL */
+};
+struct diag_log
+{
+  struct diag_rec *v;
+  size_t n, alloc;
+};
+
+/* From now on, this thread's messages and diag_print's lines go into
+   LOG instead of out (NULL: out again).  A message that exits is
+   printed at once.  */
+void diag_capture (struct diag_log *log);
+
+/* Print what LOG holds, as it would have been printed, and empty it.  */
+void diag_log_replay (struct diag_log *log);
+
+/* A line (or lines) on standard output, as printf: where diag_capture
+   says.  */
+void diag_print (char const *format, ...)
+  _GL_ATTRIBUTE_FORMAT ((_GL_ATTRIBUTE_SPEC_PRINTF_STANDARD, 1, 2));
+
 /* Keep every error message from now on (not warnings and notices).  */
 void diag_keep_failures (void);
 

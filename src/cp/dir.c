@@ -110,25 +110,6 @@ read_entries (int fd, struct dir_entry **entries, size_t *count)
 # pragma GCC diagnostic pop
 #endif
 
-/* The walk is at NAMES[I] of the N entries of LISTING, in DIRFD: queue
-   the regular files among the next PREFETCH_WINDOW for P, those from
-   *QUEUED on.  Back from a subdirectory, those queued before it are
-   not queued again: most were warmed while it was copied.  */
-static void
-prefetch_ahead (struct prefetch *p, unsigned long listing, int dirfd,
-                struct dir_entry const *names, size_t n, size_t i,
-                size_t *queued)
-{
-  prefetch_at (p, listing, dirfd, i);
-  if (*queued <= i)
-    *queued = i + 1;
-  for (; *queued < n && *queued <= i + PREFETCH_WINDOW; ++*queued)
-    if (names[*queued].type == DT_REG
-        && !prefetch_add (p, names[*queued].name, *queued))
-      break;
-  prefetch_settle (p);
-}
-
 /* Open the existing directory DST with ACCESS (O_RDONLY or O_PATH):
    not following a symbolic link (FOLLOW is O_NOFOLLOW), or, under
    --keep-directory-symlink (FOLLOW 0), following one only as the rule of
@@ -368,12 +349,11 @@ dir_begin (struct copy_ctx *c, struct dir_copy *dc, struct loc const *src,
       error (0, errno, "cannot access %s", quote_file (src->name));
       dc->ok = false;
     }
-  dc->listing = ++c->listings;
   return true;
 }
 
 bool
-dir_next (struct copy_ctx *c, struct dir_copy *dc, struct walk *w)
+dir_next (struct dir_copy *dc, struct walk *w)
 {
   struct ancestor *self = &dc->self;
   free (dc->src_name);
@@ -390,11 +370,6 @@ dir_next (struct copy_ctx *c, struct dir_copy *dc, struct walk *w)
     }
   size_t i = dc->next++;
   bool dst_new = !dc->dst_exists;
-  /* Into a directory made by this run, so that none of the files is
-     skipped for a destination that exists.  */
-  if (c->prefetch && c->prefetch_useful && dst_new)
-    prefetch_ahead (c->prefetch, dc->listing, self->src_fd, dc->names, dc->n,
-                    i, &dc->queued);
   char const *name = dc->names[i].name;
   dc->src_name = file_name_concat (dc->src->name, name, NULL);
   dc->dst_name = file_name_concat (dc->dst->name, name, NULL);
@@ -423,6 +398,9 @@ dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok)
     free (dc->names[i].name);
   free (dc->names);
   ok &= dc->ok;
+  /* Its entries' copies are done before its own attributes are set
+     (and its descriptors closed).  */
+  jobs_drain (c->jobs);
   /* Even when the source could not be read: the copy still gets the
      attributes, as GNU cp gives them.  */
   if (!dirfds_ensure (self))

@@ -29,8 +29,6 @@ struct dir_copy
   struct dir_entry *names;    /* the listing, or NULL */
   size_t n;
   size_t next;                /* the entry dir_next hands out next */
-  size_t queued;              /* entries before it went to the prefetcher */
-  unsigned long listing;      /* which listing of the run it is */
   char *src_name, *dst_name;  /* the entry being copied's whole names */
   struct loc s, d;            /* the entry being copied */
 };
@@ -47,7 +45,7 @@ bool dir_begin (struct copy_ctx *c, struct dir_copy *dc,
 /* The next entry of DC to copy, in DC->s and DC->d (their parent
    DC->self): true, or false when there is none left (or the walk must
    stop).  */
-bool dir_next (struct copy_ctx *c, struct dir_copy *dc, struct walk *w);
+bool dir_next (struct dir_copy *dc, struct walk *w);
 
 /* Give the copy of DC its attributes (and with --sync, flush it) and
    close the level.  OK: its entries were copied.  Return the outcome.  */

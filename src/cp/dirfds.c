@@ -121,14 +121,16 @@ dirfds_max_levels (unsigned int held)
          : n < MIN_OPEN_LEVELS ? MIN_OPEN_LEVELS : n;
 }
 
-bool
-dirfds_prefetch_room (unsigned int levels)
+unsigned int
+dirfds_jobs_room (unsigned int levels, unsigned int want)
 {
-  /* Its duplicate of a directory, the one the thread still looks in, a
-     file looked at and the same opened to read: four, and as many again
-     to spare.  */
+  /* Half of what is left (dirfds_link_room takes the other half); a job
+     holds its file's two, and the engine may open them again for direct
+     I/O: four each.  */
   long room = spare_fds ();
-  return room == LONG_MAX || (levels > 0 && room - 2 * (long) levels >= 8);
+  if (room != LONG_MAX)
+    room = (room - 2 * (long) levels) / 2 / 4;
+  return room < (long) want ? (room < 0 ? 0 : room) : want;
 }
 
 /* The hard-link table's descriptors: at most this many.  */
@@ -140,22 +142,10 @@ dirfds_link_room (unsigned int levels)
   long room = spare_fds ();
   if (room == LONG_MAX)
     return MAX_LINK_FDS;
-  /* The walk's two a level, and the prefetcher's eight
-     (dirfds_prefetch_room): half of what is left.  */
-  room = (room - 2 * (long) levels - 8) / 2;
+  /* The walk's two a level: half of what is left (the other half is the
+     jobs', dirfds_jobs_room).  */
+  room = (room - 2 * (long) levels) / 2;
   return room <= 0 ? 0 : room > MAX_LINK_FDS ? MAX_LINK_FDS : room;
-}
-
-int
-dirfds_ahead_limit (void)
-{
-  struct rlimit r;
-  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY
-      || r.rlim_cur > INT_MAX)
-    return INT_MAX;
-  /* Room for the copy's own: the engine's direct and plain reopenings
-     of the file, and --verify's.  */
-  return (int) r.rlim_cur - 8;
 }
 
 /* The stack: how far from BASE (an address near the top of the main
@@ -221,7 +211,11 @@ dirfds_push (struct copy_ctx const *c, struct ancestor *lv)
   for (unsigned int i = 1; i < c->max_open_levels && a; i++)
     a = a->parent;
   if (a && a->parent)
-    close_level (a->parent);
+    {
+      /* Files in flight may be in it (jobs.h).  */
+      jobs_drain (c->jobs);
+      close_level (a->parent);
+    }
 }
 
 /* Open the directory LOC of LV's side DST (or source) relative to BASE,

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "engine/engine.h"
+#include "jobs.h"
 #include "options.h"
 #include "progname.h"
 
@@ -172,6 +173,9 @@ cp8M's own options:\n\
                                  the memory still free to this process (its\n\
                                  cgroups' limits, MemAvailable), so there\n\
                                  may be fewer or smaller ones\n\
+      --files-in-flight=N      copy up to N small files at once, 1 to %d\n\
+                                 (default %d; 1: one after another); what\n\
+                                 is printed keeps the order of the walk\n\
       --progress[=WHEN]        show how far the copy has got, on stderr:\n\
                                  WHEN is auto (a bare --progress: one line\n\
                                  kept up to date on a terminal, nothing\n\
@@ -197,7 +201,8 @@ cp8M's own options:\n\
                                  the copies survive a power loss\n\
       --help                   print this text and exit\n\
       --version                print the version and license, and exit\n\
-", (int) ENGINE_MAX_DEPTH, (int) CP8M_DEFAULT_QUEUE_DEPTH);
+", (int) ENGINE_MAX_DEPTH, (int) CP8M_DEFAULT_QUEUE_DEPTH,
+          (int) JOBS_MAX, (int) JOBS_DEFAULT);
   fputs ("\
 \n\
 ATTR_LIST is a list of attribute names separated by commas: 'mode'\n\

@@ -8,6 +8,7 @@
 #include "node.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -53,6 +54,7 @@ static struct
   uid_t uid;
 } learnt[LEARNT_OWNERS];
 static unsigned int n_learnt;
+static pthread_mutex_t learnt_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Is UID, the owner of a node on device DEV beside LOC, the one this
    process's new nodes there get?  */
@@ -61,13 +63,20 @@ owner_of_new_nodes (struct loc const *loc, dev_t dev, uid_t uid)
 {
   if (uid == geteuid ())
     return true;
+  /* Jobs (jobs.h) learn and look up at once.  */
+  bool known = false;
+  pthread_mutex_lock (&learnt_lock);
   for (unsigned int i = 0; i < n_learnt && i < LEARNT_OWNERS; i++)
-    if (learnt[i].dev == dev && learnt[i].uid == uid)
-      return true;
+    known |= learnt[i].dev == dev && learnt[i].uid == uid;
+  pthread_mutex_unlock (&learnt_lock);
+  if (known)
+    return true;
   uid_t owner;
   if (dest_new_owner (loc, &owner) != 0 || owner != uid)
     return false;
+  pthread_mutex_lock (&learnt_lock);
   learnt[n_learnt++ % LEARNT_OWNERS] = (typeof (*learnt)) { dev, owner };
+  pthread_mutex_unlock (&learnt_lock);
   return true;
 }
 

@@ -19,6 +19,7 @@
 #include "c-ctype.h"
 #include "diag.h"
 #include "error.h"
+#include "jobs.h"
 #include "quote.h"
 #include "version-etc.h"
 #include "xalloc.h"
@@ -43,6 +44,7 @@ enum
   BUFFER_SIZE_OPTION,
   DIRECT_OPTION,
   QUEUE_DEPTH_OPTION,
+  FILES_IN_FLIGHT_OPTION,
   PROGRESS_OPTION,
   STATS_OPTION,
   VERIFY_OPTION,
@@ -156,6 +158,7 @@ static struct option const own_options[] =
   { "buffer-size", required_argument, NULL, BUFFER_SIZE_OPTION },
   { "direct", optional_argument, NULL, DIRECT_OPTION },
   { "queue-depth", required_argument, NULL, QUEUE_DEPTH_OPTION },
+  { "files-in-flight", required_argument, NULL, FILES_IN_FLIGHT_OPTION },
   { "progress", optional_argument, NULL, PROGRESS_OPTION },
   { "stats", optional_argument, NULL, STATS_OPTION },
   { "verify", no_argument, NULL, VERIFY_OPTION },
@@ -408,6 +411,19 @@ parse_count (char const *arg, uintmax_t max, uintmax_t *n)
          && *n >= 1 && *n <= max;
 }
 
+/* The same, or say that ARG is an invalid WHAT and exit.  */
+static unsigned int
+count_arg (char const *arg, unsigned int max, char const *what)
+{
+  uintmax_t n;
+  if (!parse_count (arg, max, &n))
+    {
+      error (0, 0, "invalid %s %s (1 to %u)", what, quote (arg), max);
+      cp8m_usage (EXIT_FAILURE);
+    }
+  return n;
+}
+
 /* Read ARG as a --bwlimit: bytes a second, 0 for none, at most 2^63.  */
 static bool
 parse_rate (char const *arg, uintmax_t *rate)
@@ -485,6 +501,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
     .backup_type = no_backups,
     .buffer_size = CP8M_DEFAULT_BUFFER_SIZE,
     .queue_depth = CP8M_DEFAULT_QUEUE_DEPTH,
+    .files_in_flight = JOBS_DEFAULT,
     .request = { .direct = ENGINE_DIRECT_AUTO, .sparse = ENGINE_SPARSE_AUTO,
                  .reflink = ENGINE_REFLINK_NEVER },
   };
@@ -652,17 +669,13 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
             : ENGINE_DIRECT_ALWAYS;
           break;
         case QUEUE_DEPTH_OPTION:
-          {
-            uintmax_t n;
-            if (!parse_count (optarg, ENGINE_MAX_DEPTH, &n))
-              {
-                error (0, 0, "invalid queue depth %s (1 to %d)",
-                       quote (optarg), ENGINE_MAX_DEPTH);
-                cp8m_usage (EXIT_FAILURE);
-              }
-            o->queue_depth = n;
-            o->explicit_queue_depth = true;
-          }
+          o->queue_depth = count_arg (optarg, ENGINE_MAX_DEPTH,
+                                      "queue depth");
+          o->explicit_queue_depth = true;
+          break;
+        case FILES_IN_FLIGHT_OPTION:
+          o->files_in_flight = count_arg (optarg, JOBS_MAX,
+                                          "number of files in flight");
           break;
         case PROGRESS_OPTION:
           o->progress = optarg
@@ -792,8 +805,6 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   o->preserve_context = false;
 
   o->open_dangling_dest_symlink = getenv ("POSIXLY_CORRECT") != NULL;
-  char const *lockstep = getenv ("CP8M_PREFETCH_LOCKSTEP");
-  o->prefetch_lockstep = lockstep && *lockstep;
   o->chown_privileges = geteuid () == 0;
   o->umask = umask (0);
   umask (o->umask);

@@ -113,9 +113,6 @@ struct cp8m_options
   bool keep_directory_symlink;
   /* POSIXLY_CORRECT: a dangling destination symlink is written through.  */
   bool open_dangling_dest_symlink;
-  /* CP8M_PREFETCH_LOCKSTEP set and not empty, for the tests only: the
-     walk waits for the thread that warms small files (prefetch.h).  */
-  bool prefetch_lockstep;
 
   /* Whether this process may give files away (root): then a failure to
      preserve ownership is an error rather than expected.  */
@@ -149,6 +146,7 @@ struct cp8m_options
      side of --sparse and --reflink.  */
   size_t buffer_size;
   unsigned int queue_depth;
+  unsigned int files_in_flight;  /* --files-in-flight (jobs.h) */
   bool explicit_buffer_size, explicit_queue_depth;  /* given, not defaults */
   uintmax_t bwlimit;     /* --bwlimit: bytes a second, 0 for none */
   bool explicit_bwlimit;

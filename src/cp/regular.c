@@ -25,6 +25,8 @@
 #include "unistd-safer.h"
 #include "reread.h"
 #include "report.h"
+#include "jobs.h"
+#include "xalloc.h"
 
 /* Open the existing DST for writing; with -f, remove it if that fails
    (setting *DST_NEW).  Return the descriptor, or -1 with errno set (and
@@ -158,9 +160,6 @@ copy_data (struct copy_ctx *c, struct loc const *src, int src_fd,
   req.src_st = &dbg->src_st;
   req.dst_st = dst_st;
   bool ok = engine_copy (c->eng, src_fd, d->fd, &req, &dbg->res);
-  c->prefetch_useful = ok && dbg->src_st.st_size <= PREFETCH_MAX_SIZE
-                       && !dbg->res.report.offloaded
-                       && !engine_direct_plan (&dbg->res.report, NULL);
   if (!ok)
     diag_engine_failure (&dbg->res, src->name, d->loc->name);
   else if (c->stats)
@@ -371,17 +370,85 @@ open_and_copy (struct copy_ctx *c, struct loc const *src,
   return ok;
 }
 
+/* ---- a file in flight (jobs.h) ---- */
+
+struct file_job
+{
+  struct copy_ctx c;      /* the walk's, with this job's engine and debug */
+  struct copy_ctx *walk;
+  struct loc src, dst;    /* their names are this job's copies */
+  struct stat sst;
+  bool dst_new, follow, ok;
+  struct data_debug dbg;
+};
+
+static void
+run_file_job (void *arg, struct engine_ctx *eng)
+{
+  struct file_job *j = arg;
+  j->c.eng = eng;
+  j->c.file_debug = &j->dbg;
+  struct diag_node saved = diag_node_enter (j->src.name, j->dst.name);
+  /* The status line names one of the files in flight.  */
+  progress_file_begin (j->c.progress, j->src.name);
+  j->ok = open_and_copy (&j->c, &j->src, &j->sst, &j->dst, &j->dst_new,
+                         j->follow);
+  diag_node_leave (saved);
+}
+
+static void
+file_job_done (void *arg)
+{
+  struct file_job *j = arg;
+  progress_file_end (j->walk->progress, j->ok);
+  if (j->ok)
+    stats_file (j->walk->stats, &j->dbg.res, &j->dbg.copy);
+  else
+    j->walk->jobs_failed = true;
+  free ((char *) j->src.rel);
+  free ((char *) j->src.name);
+  free ((char *) j->dst.rel);
+  free ((char *) j->dst.name);
+  free (j);
+}
+
+static struct loc
+loc_copy (struct loc const *l)
+{
+  return (struct loc) { l->dirfd, xstrdup (l->rel), xstrdup (l->name),
+                        l->absent };
+}
+
+static struct data_debug
+debug_start (struct cp8m_options const *o)
+{
+  return (struct data_debug) { .res.report.facts.reflink_allowed
+                               = o->request.reflink != ENGINE_REFLINK_NEVER };
+}
+
 bool
 copy_regular (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst, bool *dst_new,
-              bool follow)
+              bool follow, bool defer)
 {
-  /* Until this copy shows it read a small file: one that fails (no room
-     for a new file, say) must not keep the next ones warmed.  */
-  c->prefetch_useful = false;
   struct cp8m_options const *o = c->o;
-  struct data_debug dbg = { .res.report.facts.reflink_allowed
-                            = o->request.reflink != ENGINE_REFLINK_NEVER };
+  /* Small enough for a job's buffer, which the engine then copies as
+     it would with the walk's (plan.c: one smaller than a buffer).  */
+  if (defer && c->jobs && S_ISREG (sst->st_mode)
+      && sst->st_size < (off_t) c->job_size)
+    {
+      struct file_job *j = xmalloc (sizeof *j);
+      *j = (struct file_job) { .c = *c, .walk = c, .src = loc_copy (src),
+                               .dst = loc_copy (dst), .sst = *sst,
+                               .dst_new = *dst_new, .follow = follow,
+                               .dbg = debug_start (o) };
+      jobs_submit (c->jobs, run_file_job, file_job_done, j);
+      /* Whether it made a new name is known later: --sync flushes the
+         directory either way.  */
+      *dst_new = true;
+      return true;
+    }
+  struct data_debug dbg = debug_start (o);
   c->file_debug = &dbg;
   progress_file_begin (c->progress, src->name);
   bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);

@@ -50,7 +50,7 @@ flush (int fd, char const *name, bool dir, char const *entry)
       && (S_ISFIFO (st.st_mode) || S_ISCHR (st.st_mode)
           || S_ISSOCK (st.st_mode)))
     return true;
-  failures++;
+  __atomic_fetch_add (&failures, 1, __ATOMIC_RELAXED);   /* jobs too */
   if (!dir)
     error (0, err, "error syncing %s", quote_file (name));
   else if (entry)
