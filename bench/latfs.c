@@ -480,6 +480,10 @@ lat_rename (fuse_req_t req, fuse_ino_t parent, const char *name,
                   ? errno : 0);
 }
 
+/* The file in SOURCE is opened without O_DIRECT: the kernel's direct
+   I/O reaches us whatever its alignment, and the daemon's own I/O may
+   be buffered, as a server's is.  */
+
 /* opened: the reply to open or create once FD is open (E: create's new
    entry, or NULL for open).  */
 static void
@@ -508,7 +512,8 @@ lat_open (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
       return;
     }
   proc_path (path, node_of (ino));
-  int fd = open (path, fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_NOFOLLOW));
+  int fd = open (path, fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY
+                                     | O_NOFOLLOW | O_DIRECT));
   if (fd < 0)
     reply_err (req, errno);
   else
@@ -522,7 +527,7 @@ lat_create (fuse_req_t req, fuse_ino_t parent, const char *name,
   struct fuse_entry_param e;
   round_trip (K_create);
   int fd = openat (node_of (parent)->fd, name,
-                   (fi->flags | O_CREAT) & ~O_NOFOLLOW, mode);
+                   (fi->flags | O_CREAT) & ~(O_NOFOLLOW | O_DIRECT), mode);
   int err = fd < 0 ? errno : owned_by_caller (req, parent, name);
   if (!err)
     err = entry_of (parent, name, &e);
@@ -878,6 +883,7 @@ worker (void *arg)
       while (now > max
              && !atomic_compare_exchange_weak (&max_in_flight, &max, now))
         continue;
+      amend_flags = 0;
       fuse_session_process_buf (se, &buf);
       atomic_fetch_sub (&in_flight, 1);
     }
