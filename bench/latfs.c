@@ -211,12 +211,6 @@ proc_path (char buf[64], const struct node *n)
 /* ------------------------------------------------------------------ */
 /* Replies.                                                            */
 
-static void
-reply_err (fuse_req_t req, int err)
-{
-  fuse_reply_err (req, err);
-}
-
 /* entry_of: look NAME up in directory PARENT and fill E (a new lookup
    of its node).  0 or an errno value.  */
 static int
@@ -246,7 +240,7 @@ reply_entry (fuse_req_t req, fuse_ino_t parent, const char *name)
   struct fuse_entry_param e;
   int err = entry_of (parent, name, &e);
   if (err)
-    reply_err (req, err);
+    fuse_reply_err (req, err);
   else
     fuse_reply_entry (req, &e);
 }
@@ -275,7 +269,7 @@ made (fuse_req_t req, fuse_ino_t parent, const char *name, int res)
 {
   int err = res == 0 ? owned_by_caller (req, parent, name) : errno;
   if (err)
-    reply_err (req, err);
+    fuse_reply_err (req, err);
   else
     reply_entry (req, parent, name);
 }
@@ -294,7 +288,8 @@ io_writev (int fd, struct iovec *iov, int count, void *data)
 {
   (void) data;
   struct iovec *last = &iov[count - 1];
-  if (amend_flags && count > 1 && last->iov_len >= sizeof (struct fuse_open_out))
+  if (amend_flags && count > 1
+      && last->iov_len >= sizeof (struct fuse_open_out))
     {
       if (amend_flags & FUSE_PARALLEL_DIROPS
           && last->iov_len >= sizeof (struct fuse_init_out))
@@ -362,9 +357,10 @@ lat_getattr (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   struct stat st;
   round_trip (K_getattr);
   int res = fi ? fstat (fi->fh, &st)
-    : fstatat (node_of (ino)->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+    : fstatat (node_of (ino)->fd, "", &st,
+               AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
   if (res != 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     fuse_reply_attr (req, &st, opt.timeout);
 }
@@ -405,12 +401,12 @@ lat_setattr (fuse_req_t req, fuse_ino_t ino, struct stat *a, int set,
     }
   if (res != 0)
     {
-      reply_err (req, errno);
+      fuse_reply_err (req, errno);
       return;
     }
   struct stat st;
   if (fstatat (n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     fuse_reply_attr (req, &st, opt.timeout);
 }
@@ -422,7 +418,7 @@ lat_readlink (fuse_req_t req, fuse_ino_t ino)
   round_trip (K_readlink);
   ssize_t len = readlinkat (node_of (ino)->fd, "", buf, sizeof buf - 1);
   if (len < 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     {
       buf[len] = '\0';
@@ -460,7 +456,7 @@ lat_link (fuse_req_t req, fuse_ino_t ino, fuse_ino_t parent,
   round_trip (K_link);
   if (linkat (node_of (ino)->fd, "", node_of (parent)->fd, name,
               AT_EMPTY_PATH) != 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     reply_entry (req, parent, name);
 }
@@ -469,15 +465,15 @@ static void
 lat_unlink (fuse_req_t req, fuse_ino_t parent, const char *name)
 {
   round_trip (K_unlink);
-  reply_err (req, unlinkat (node_of (parent)->fd, name, 0) ? errno : 0);
+  fuse_reply_err (req, unlinkat (node_of (parent)->fd, name, 0) ? errno : 0);
 }
 
 static void
 lat_rmdir (fuse_req_t req, fuse_ino_t parent, const char *name)
 {
   round_trip (K_rmdir);
-  reply_err (req, unlinkat (node_of (parent)->fd, name, AT_REMOVEDIR)
-                  ? errno : 0);
+  fuse_reply_err (req, unlinkat (node_of (parent)->fd, name, AT_REMOVEDIR)
+                       ? errno : 0);
 }
 
 static void
@@ -485,9 +481,9 @@ lat_rename (fuse_req_t req, fuse_ino_t parent, const char *name,
             fuse_ino_t newparent, const char *newname, unsigned flags)
 {
   round_trip (K_rename);
-  reply_err (req, renameat2 (node_of (parent)->fd, name,
-                             node_of (newparent)->fd, newname, flags)
-                  ? errno : 0);
+  fuse_reply_err (req, renameat2 (node_of (parent)->fd, name,
+                                  node_of (newparent)->fd, newname, flags)
+                       ? errno : 0);
 }
 
 /* The file in SOURCE is opened without O_DIRECT: the kernel's direct
@@ -518,14 +514,14 @@ lat_open (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   round_trip (K_open);
   if ((fi->flags & O_TMPFILE) == O_TMPFILE)
     {
-      reply_err (req, EOPNOTSUPP);
+      fuse_reply_err (req, EOPNOTSUPP);
       return;
     }
   proc_path (path, node_of (ino));
   int fd = open (path, fi->flags & ~(O_CREAT | O_EXCL | O_NOCTTY
                                      | O_NOFOLLOW | O_DIRECT));
   if (fd < 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     opened (req, fd, fi, NULL);
 }
@@ -545,7 +541,7 @@ lat_create (fuse_req_t req, fuse_ino_t parent, const char *name,
     {
       if (fd >= 0)
         close (fd);
-      reply_err (req, err);
+      fuse_reply_err (req, err);
     }
   else
     opened (req, fd, fi, &e);
@@ -572,7 +568,7 @@ lat_write (fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
   round_trip (K_write);
   ssize_t n = pwrite (fi->fh, buf, size, off);
   if (n < 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     fuse_reply_write (req, n);
 }
@@ -585,7 +581,7 @@ lat_flush (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
   (void) ino, (void) fi;
   round_trip (K_flush);
-  reply_err (req, 0);
+  fuse_reply_err (req, 0);
 }
 
 static void
@@ -594,7 +590,7 @@ lat_release (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   (void) ino;
   round_trip (K_release);
   close (fi->fh);
-  reply_err (req, 0);
+  fuse_reply_err (req, 0);
 }
 
 static void
@@ -604,7 +600,7 @@ lat_fsync (fuse_req_t req, fuse_ino_t ino, int datasync,
   (void) ino;
   round_trip (K_fsync);
   int res = datasync ? fdatasync (fi->fh) : fsync (fi->fh);
-  reply_err (req, res ? errno : 0);
+  fuse_reply_err (req, res ? errno : 0);
 }
 
 /* An open directory: its stream and the offset the stream is at.  */
@@ -633,7 +629,7 @@ lat_opendir (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   if (fd >= 0)
     close (fd);
   free (d);
-  reply_err (req, err);
+  fuse_reply_err (req, err);
 }
 
 /* lat_readdir: entries from offset OFF on, as many as fit in SIZE bytes;
@@ -648,7 +644,7 @@ lat_readdir (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
   char *buf = malloc (size);
   if (!buf)
     {
-      reply_err (req, ENOMEM);
+      fuse_reply_err (req, ENOMEM);
       return;
     }
   if (off != d->pos)
@@ -676,7 +672,7 @@ lat_readdir (fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
       d->pos = next;
     }
   if (errno && used == 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     fuse_reply_buf (req, buf, used);
   free (buf);
@@ -689,7 +685,7 @@ lat_releasedir (fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
   round_trip (K_releasedir);
   closedir (((struct dir *) (uintptr_t) fi->fh)->dp);
   free ((struct dir *) (uintptr_t) fi->fh);
-  reply_err (req, 0);
+  fuse_reply_err (req, 0);
 }
 
 static void
@@ -699,7 +695,7 @@ lat_fsyncdir (fuse_req_t req, fuse_ino_t ino, int datasync,
   (void) ino, (void) datasync;
   round_trip (K_fsyncdir);
   int fd = dirfd (((struct dir *) (uintptr_t) fi->fh)->dp);
-  reply_err (req, fsync (fd) ? errno : 0);
+  fuse_reply_err (req, fsync (fd) ? errno : 0);
 }
 
 static void
@@ -708,7 +704,7 @@ lat_statfs (fuse_req_t req, fuse_ino_t ino)
   struct statvfs sv;
   round_trip (K_statfs);
   if (fstatvfs (node_of (ino)->fd, &sv) != 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else
     fuse_reply_statfs (req, &sv);
 }
@@ -743,7 +739,7 @@ static void
 reply_size (fuse_req_t req, size_t size, ssize_t len, const char *buf)
 {
   if (len < 0)
-    reply_err (req, errno);
+    fuse_reply_err (req, errno);
   else if (size == 0)
     fuse_reply_xattr (req, len);
   else
@@ -759,11 +755,11 @@ lat_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
   xattr_trip (K_setxattr, name);
   if (is_link (n))
     {
-      reply_err (req, EPERM);
+      fuse_reply_err (req, EPERM);
       return;
     }
   proc_path (path, n);
-  reply_err (req, setxattr (path, name, value, size, flags) ? errno : 0);
+  fuse_reply_err (req, setxattr (path, name, value, size, flags) ? errno : 0);
 }
 
 static void
@@ -774,13 +770,13 @@ lat_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
   xattr_trip (K_getxattr, name);
   if (is_link (n))
     {
-      reply_err (req, ENODATA);
+      fuse_reply_err (req, ENODATA);
       return;
     }
   proc_path (path, n);
   char *buf = size ? malloc (size) : NULL;
   if (size && !buf)
-    reply_err (req, ENOMEM);
+    fuse_reply_err (req, ENOMEM);
   else
     reply_size (req, size, getxattr (path, name, buf, size), buf);
   free (buf);
@@ -800,7 +796,7 @@ lat_listxattr (fuse_req_t req, fuse_ino_t ino, size_t size)
   proc_path (path, n);
   char *buf = size ? malloc (size) : NULL;
   if (size && !buf)
-    reply_err (req, ENOMEM);
+    fuse_reply_err (req, ENOMEM);
   else
     reply_size (req, size, listxattr (path, buf, size), buf);
   free (buf);
@@ -814,11 +810,11 @@ lat_removexattr (fuse_req_t req, fuse_ino_t ino, const char *name)
   xattr_trip (K_removexattr, name);
   if (is_link (n))
     {
-      reply_err (req, ENODATA);
+      fuse_reply_err (req, ENODATA);
       return;
     }
   proc_path (path, n);
-  reply_err (req, removexattr (path, name) ? errno : 0);
+  fuse_reply_err (req, removexattr (path, name) ? errno : 0);
 }
 
 /* lat_copy_file_range: refused, as by servers without NFS 4.2's COPY;
@@ -832,7 +828,7 @@ lat_copy_file_range (fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
   (void) ino_in, (void) off_in, (void) fi_in, (void) ino_out;
   (void) off_out, (void) fi_out, (void) len, (void) flags;
   round_trip (K_copy_file_range);
-  reply_err (req, ENOSYS);
+  fuse_reply_err (req, ENOSYS);
 }
 
 static const struct fuse_lowlevel_ops ops = {
