@@ -460,20 +460,29 @@ files_at_once (struct cp8m_options const *o)
          && !o->debug && !o->verify && !o->checksum_file;
 }
 
+/* The budget's buffers that the files in flight take from the walk's
+   MEM: a quarter, at least one (none when there is only one).  The walk
+   keeps the rest for a big file's pieces (6 of 8 by default: 4 and 8
+   were as fast, bench/queue-depth.md), so that together they never hold
+   more than the budget.  */
+static unsigned int
+jobs_share (struct memory_plan const *mem)
+{
+  return mem->depth < 2 ? 0 : mem->depth < 8 ? 1 : mem->depth / 4;
+}
+
 /* The pool for files in flight, or NULL: the walk copies each file
-   itself.  Its buffers together are one of the budget's MEM (main took
-   that one from the walk's), so that a big file's pieces and the small
-   files in flight never hold more than the budget.  */
+   itself.  Its buffers together fit in jobs_share's buffers.  */
 static struct jobs *
 start_jobs (struct cp8m_options const *o, struct copy_ctx *c,
             struct memory_plan const *mem, struct engine_meter *meter)
 {
-  if (!files_at_once (o) || mem->depth < 2)
+  if (!files_at_once (o) || jobs_share (mem) == 0)
     return NULL;
   size_t size = mem->size < JOB_BUFFER ? mem->size : JOB_BUFFER;
   unsigned int n = o->files_in_flight;
-  if (n > mem->size / size)
-    n = mem->size / size;
+  if (n > jobs_share (mem) * (mem->size / size))
+    n = jobs_share (mem) * (mem->size / size);
   /* The engine plans a file smaller than its buffer as the walk's would
      (buffered): the same buffer size for both, then.  */
   struct engine_config cfg = { size, 1, meter };
@@ -567,9 +576,8 @@ main (int argc, char **argv)
   budget_plan (&mem, "", o.queue_depth, o.buffer_size,
                o.explicit_queue_depth, o.explicit_buffer_size);
   struct engine_config cfg = { mem.size, mem.depth, &meter };
-  /* One buffer's memory is the files in flight's (start_jobs).  */
-  if (files_at_once (&o) && mem.depth >= 2)
-    cfg.queue_depth--;
+  if (files_at_once (&o))
+    cfg.queue_depth -= jobs_share (&mem);
   struct engine_ctx *eng = engine_ctx_new (&cfg);
   if (!eng)
     xalloc_die ();

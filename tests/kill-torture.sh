@@ -22,9 +22,10 @@
 # times at moments uniform over that duration, drawn from a seeded
 # generator: the seed is printed, KILL_SEED=N replays the same moments
 # (the copy's own timing varies, of course).  Then a recursive copy of a
-# tree of such files, new and over an existing copy of the tree; and a
-# smaller round into a bindfs (FUSE) mount, which refuses O_TMPFILE, so
-# that the hidden-temporary path is killed too.
+# tree of such files and 100 small ones (many files in flight), new and
+# over an existing copy of the tree; and a smaller round into a bindfs
+# (FUSE) mount, which refuses O_TMPFILE, so that the hidden-temporary
+# path is killed too.
 #
 # Default: 6 kills per case, over 180 in all, about half a minute alone.
 # Long mode, e.g.: make check TESTS=tests/kill-torture.sh KILL_ROUNDS=100
@@ -242,13 +243,23 @@ part_end "single files on ext4"
 
 # ---- a tree, copied with -r ----
 
-mkdir -p tree/d/e
+# Two directories of small files, 100 in all: many files in flight
+# (src/cp/jobs.c) when the kill comes.
+mkdir -p tree/d/e tree/m1 tree/m2
 cp s8 tree/f8 && cp s64 tree/d/f64 && cp sp tree/d/sp || fail "cannot make the tree"
 for i in 1 2 3 4 5 6; do random_file tree/d/e/small$i $((i * 7919)); done
-mkdir -p oldtree/d/e
+mkdir -p oldtree/d/e oldtree/m1 oldtree/m2
 cp old.s8.larger oldtree/f8 && cp old.s64.smaller oldtree/d/f64 &&
   cp old.sp.smaller oldtree/d/sp || fail "cannot make the old tree"
 for i in 1 2 3 4 5 6; do random_file oldtree/d/e/small$i $(((7 - i) * 5003)); done
+i=1
+while [ $i -le 50 ]; do
+  for m in m1 m2; do
+    random_file tree/$m/f$i $((i * 157 + 1))
+    random_file oldtree/$m/f$i $((i * 61 + 1))
+  done
+  i=$((i + 1))
+done
 files=$(cd tree && find . -type f | LC_ALL=C sort)
 
 # check_new_tree: every file of ./new is a complete file of ./tree or a

@@ -487,11 +487,11 @@ copy_of_itself (struct loc const *src, char const *earlier,
    walk's recursion, through copy_node.  */
 static bool
 copy_tree (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
-           struct loc const *dst, bool dst_exists, struct ancestor *parent,
-           struct walk *w)
+           struct loc const *dst, bool dst_exists, bool defer,
+           struct ancestor *parent, struct walk *w)
 {
   struct dir_copy dc;
-  if (!dir_begin (c, &dc, src, sst, dst, dst_exists, parent, w))
+  if (!dir_begin (c, &dc, src, sst, dst, dst_exists, defer, parent, w))
     return false;
   bool ok = true;
   while (dir_next (&dc, w))
@@ -500,7 +500,8 @@ copy_tree (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
 }
 
 /* Create DST as the kind of file SRC is.  DEFER: a regular file's copy
-   may end later (copy_regular).  */
+   (copy_regular), or a directory's attributes (dir_end), may be done
+   later.  */
 static bool
 copy_by_type (struct copy_ctx *c, struct loc const *src,
               struct stat const *sst, struct loc const *dst,
@@ -512,7 +513,7 @@ copy_by_type (struct copy_ctx *c, struct loc const *src,
   mode_t smode = sst->st_mode;
 
   if (S_ISDIR (smode))
-    return copy_tree (c, src, sst, dst, dst_is_dir, parent, w);
+    return copy_tree (c, src, sst, dst, dst_is_dir, defer, parent, w);
   if (o->symbolic_link)
     return make_symbolic_link (c, src, dst);
   if (o->hard_link)

@@ -175,8 +175,9 @@ int dirfds_listing (struct ancestor *lv);
 
 /* dirfds.c: LV is done: open its parent's descriptors again if they
    were closed (through LV's "..", while LV is still open), then close
-   LV's.  Return false after reporting a failure to reopen.  */
-bool dirfds_pop (struct ancestor *lv);
+   LV's, or with KEEP leave them open to the caller, whose they are now.
+   Return false after reporting a failure to reopen.  */
+bool dirfds_pop (struct ancestor *lv, bool keep);
 
 /* regular.c: copy the file SRC as a regular file.  *DST_NEW says whether
    DST had to be created; it becomes true if DST was replaced.  With

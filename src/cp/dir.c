@@ -286,12 +286,12 @@ finish_dir (struct copy_ctx *c, struct loc const *src, struct stat const *sst,
 bool
 dir_begin (struct copy_ctx *c, struct dir_copy *dc, struct loc const *src,
            struct stat const *sst, struct loc const *dst, bool dst_exists,
-           struct ancestor *parent, struct walk *w)
+           bool defer, struct ancestor *parent, struct walk *w)
 {
   struct cp8m_options const *o = c->o;
   *dc = (struct dir_copy) {
     .src = src, .dst = dst, .sst = sst, .dst_exists = dst_exists,
-    .plan = { .dst_new = !dst_exists }, .ok = true };
+    .defer = defer, .plan = { .dst_new = !dst_exists }, .ok = true };
   dc->plan.omitted = dst_exists ? 0 : omitted_permissions (o, sst->st_mode);
   struct node pin = { .fd = -1 };
   if (!dst_exists && !make_dir (c, src, sst, dst, w, &dc->plan, &pin))
@@ -389,6 +389,44 @@ dir_next (struct dir_copy *dc, struct walk *w)
   return true;
 }
 
+/* Whether a directory's own attributes are due (--sync): unless it was
+   merged into and nothing in it or about it changed.  */
+static bool
+sync_due (struct cp8m_options const *o, struct dir_copy const *dc)
+{
+  struct ancestor const *self = &dc->self;
+  return o->sync && !self->lost && (self->by_name || self->dst_fd >= 0)
+         && (!dc->dst_exists || self->dst_changed || sync_attributes_set (o));
+}
+
+/* A directory's end, waiting for its entries' jobs (jobs_after): its
+   level's descriptors are its own now.  */
+struct dir_finish
+{
+  struct copy_ctx *c;
+  struct loc src, dst;      /* names only: the descriptors are SELF's */
+  struct stat sst;
+  struct meta_plan plan;
+  struct ancestor self;
+  bool sync;
+};
+
+static void
+finish_later (void *arg)
+{
+  struct dir_finish *f = arg;
+  bool ok = finish_dir (f->c, &f->src, &f->sst, &f->dst, &f->self, &f->plan);
+  if (f->sync)
+    ok &= sync_dir (f->self.dst_fd, f->self.dst_path_only, f->dst.name);
+  if (!ok)
+    f->c->jobs_failed = true;
+  close (f->self.src_fd);
+  close (f->self.dst_fd);
+  free ((char *) f->src.name);
+  free ((char *) f->dst.name);
+  free (f);
+}
+
 bool
 dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok)
 {
@@ -398,21 +436,40 @@ dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok)
     free (dc->names[i].name);
   free (dc->names);
   ok &= dc->ok;
+  /* Even when the source could not be read: the copy still gets the
+     attributes, as GNU cp gives them.  */
+  bool open = dirfds_ensure (self);
+  if (open && dc->defer && c->jobs && !self->by_name && self->src_fd >= 0
+      && self->dst_fd >= 0)
+    {
+      /* Its entries' jobs may still use the level's descriptors: they
+         stay open, the end's own, and the walk goes on.  */
+      struct dir_finish *f = xmalloc (sizeof *f);
+      *f = (struct dir_finish) {
+        .c = c, .src = { AT_FDCWD, NULL, xstrdup (dc->src->name), false },
+        .dst = { AT_FDCWD, NULL, xstrdup (dc->dst->name), false },
+        .sst = *dc->sst, .plan = dc->plan, .self = *self,
+        .sync = sync_due (o, dc) };
+      f->src.rel = f->src.name;
+      f->dst.rel = f->dst.name;
+      f->self.parent = NULL;
+      f->self.src = f->self.dst = NULL;
+      ok &= dirfds_pop (self, true);
+      jobs_after (c->jobs, finish_later, f);
+      return ok;
+    }
   /* Its entries' copies are done before its own attributes are set
      (and its descriptors closed).  */
   jobs_drain (c->jobs);
-  /* Even when the source could not be read: the copy still gets the
-     attributes, as GNU cp gives them.  */
-  if (!dirfds_ensure (self))
+  if (!open)
     ok = false;
   else
     ok &= finish_dir (c, dc->src, dc->sst, dc->dst, self, &dc->plan);
   /* --sync: after its entries and its own attributes (sync.h).  */
-  if (o->sync && !self->lost && (self->by_name || self->dst_fd >= 0)
-      && (!dc->dst_exists || self->dst_changed || sync_attributes_set (o)))
+  if (sync_due (o, dc))
     ok &= self->by_name ? sync_dir_at (dc->dst->dirfd, dc->dst->rel,
                                        dc->dst->name, NULL)
           : sync_dir (self->dst_fd, self->dst_path_only, dc->dst->name);
-  ok &= dirfds_pop (self);
+  ok &= dirfds_pop (self, false);
   return ok;
 }

@@ -24,6 +24,8 @@ struct dir_copy
   struct loc const *src, *dst;
   struct stat const *sst;     /* SRC's status */
   bool dst_exists;            /* DST was a directory already: merged */
+  bool defer;                 /* its end may wait for its entries' jobs
+                                 while the walk goes on (dir_end) */
   struct meta_plan plan;      /* what its mode needs at the end */
   bool ok;                    /* nothing has failed yet */
   struct dir_entry *names;    /* the listing, or NULL */
@@ -39,7 +41,7 @@ struct dir_copy
    to end); true otherwise, failures so far in DC->ok.  */
 bool dir_begin (struct copy_ctx *c, struct dir_copy *dc,
                 struct loc const *src, struct stat const *sst,
-                struct loc const *dst, bool dst_exists,
+                struct loc const *dst, bool dst_exists, bool defer,
                 struct ancestor *parent, struct walk *w);
 
 /* The next entry of DC to copy, in DC->s and DC->d (their parent
@@ -48,7 +50,9 @@ bool dir_begin (struct copy_ctx *c, struct dir_copy *dc,
 bool dir_next (struct dir_copy *dc, struct walk *w);
 
 /* Give the copy of DC its attributes (and with --sync, flush it) and
-   close the level.  OK: its entries were copied.  Return the outcome.  */
+   close the level, now, or with files in flight and DC->defer once its
+   entries' jobs have ended (a failure then fails the run: c->jobs_failed).
+   OK: its entries were copied.  Return the outcome so far.  */
 bool dir_end (struct copy_ctx *c, struct dir_copy *dc, bool ok);
 
 #endif

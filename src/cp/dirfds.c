@@ -126,10 +126,11 @@ dirfds_jobs_room (unsigned int levels, unsigned int want)
 {
   /* Half of what is left (dirfds_link_room takes the other half); a job
      holds its file's two, and the engine may open them again for direct
-     I/O: four each.  */
+     I/O: four each; and as many directories' ends may wait for jobs
+     (jobs_after), holding a level's two each.  */
   long room = spare_fds ();
   if (room != LONG_MAX)
-    room = (room - 2 * (long) levels) / 2 / 4;
+    room = (room - 2 * (long) levels) / 2 / 6;
   return room < (long) want ? (room < 0 ? 0 : room) : want;
 }
 
@@ -335,12 +336,14 @@ dirfds_listing (struct ancestor *lv)
 }
 
 bool
-dirfds_pop (struct ancestor *lv)
+dirfds_pop (struct ancestor *lv, bool keep)
 {
   bool ok = true;
   /* A level held by name needs no level above it open.  */
   if (lv->parent && !lv->by_name)
     ok = reopen_level (lv->parent, lv);
-  close_level (lv);
+  if (!keep)
+    close_level (lv);
+  lv->src_fd = lv->dst_fd = -1;
   return ok;
 }

@@ -15,8 +15,9 @@
 #include "quotearg.h"
 #include "xalloc.h"
 
-/* Held back, in the walk's order: a job, or the lines the walk printed
-   after the job before it (RUN NULL).  */
+/* Held back, in the walk's order: a job, what waits for the jobs before
+   it (jobs_after: RUN NULL, DONE set), or the lines the walk printed
+   after the entry before it (both NULL).  */
 struct entry
 {
   struct entry *next;       /* the walk's order */
@@ -37,6 +38,7 @@ struct jobs
   struct entry *todo, *todo_tail;
   unsigned int held;        /* jobs between HEAD and TAIL */
   unsigned int max_held;
+  unsigned int afters;      /* jobs_after's entries between them */
   bool stop;
   unsigned int n;
   pthread_t *threads;
@@ -113,6 +115,18 @@ jobs_new (unsigned int n, struct engine_config const *cfg)
   return j;
 }
 
+/* Put E at the end of the walk's order.  (HEAD, TAIL and the entries'
+   NEXT are the walk's thread's alone.)  */
+static void
+append (struct jobs *j, struct entry *e)
+{
+  if (j->tail)
+    j->tail->next = e;
+  else
+    j->head = e;
+  j->tail = e;
+}
+
 /* The walk's lines go after everything held: into an entry of their
    own at the end.  */
 static void
@@ -120,8 +134,7 @@ capture_walk (struct jobs *j)
 {
   struct entry *e = xzalloc (sizeof *e);
   e->finished = true;
-  j->tail->next = e;
-  j->tail = e;
+  append (j, e);
   diag_capture (&e->log);
 }
 
@@ -145,12 +158,14 @@ pop (struct jobs *j, bool wait)
     j->tail = NULL;
   if (e->run)
     j->held--;
+  else if (e->done)
+    j->afters--;
   pthread_mutex_unlock (&j->lock);
   /* Everything before it is out: its lines go straight out, and
      whatever its DONE prints after them.  */
   diag_capture (NULL);
   diag_log_replay (&e->log);
-  if (e->run)
+  if (e->done)
     e->done (e->arg);
   if (j->tail)
     diag_capture (&j->tail->log);
@@ -168,12 +183,8 @@ jobs_submit (struct jobs *j, void (*run) (void *, struct engine_ctx *),
     continue;
   struct entry *e = xzalloc (sizeof *e);
   *e = (struct entry) { .run = run, .done = done, .arg = arg };
+  append (j, e);
   pthread_mutex_lock (&j->lock);
-  if (j->tail)
-    j->tail->next = e;
-  else
-    j->head = e;
-  j->tail = e;
   j->held++;
   if (j->todo)
     j->todo_tail->next_todo = e;
@@ -182,6 +193,18 @@ jobs_submit (struct jobs *j, void (*run) (void *, struct engine_ctx *),
   j->todo_tail = e;
   pthread_cond_signal (&j->work);
   pthread_mutex_unlock (&j->lock);
+  capture_walk (j);
+}
+
+void
+jobs_after (struct jobs *j, void (*done) (void *), void *arg)
+{
+  while (j->afters >= j->n)
+    pop (j, true);
+  struct entry *e = xzalloc (sizeof *e);
+  *e = (struct entry) { .done = done, .arg = arg, .finished = true };
+  append (j, e);
+  j->afters++;
   capture_walk (j);
 }
 

@@ -12,9 +12,10 @@
    What users see is the walk's order: each job's messages and lines,
    and those the walk prints while jobs are in flight, are held (diag.h,
    diag_capture) until everything before them is printed, and each job's
-   end (its DONE) runs on the walk's thread in that order too.  The walk
-   waits for all jobs (jobs_drain) before anything that depends on their
-   names: a directory's own attributes, a level's descriptors closed.
+   end (its DONE) runs on the walk's thread in that order too.  What
+   depends on earlier jobs waits for them in that order as well
+   (jobs_after: a directory's own attributes), or the walk waits for all
+   of them (jobs_drain: an operand's end, a level's descriptors closed).
 
    Copyright (C) 2026 The cp8M authors.  GPLv3+ (see COPYING).  */
 
@@ -27,7 +28,7 @@
 
 /* The most files in flight --files-in-flight accepts, and its default
    (bench/latency and bench/simdisk: see bench/README).  */
-enum { JOBS_MAX = 256, JOBS_DEFAULT = 32 };
+enum { JOBS_MAX = 256, JOBS_DEFAULT = 128 };
 
 struct jobs;
 
@@ -42,6 +43,13 @@ struct jobs *jobs_new (unsigned int n, struct engine_config const *cfg);
    holds as many jobs as it may.  */
 void jobs_submit (struct jobs *j, void (*run) (void *, struct engine_ctx *),
                   void (*done) (void *), void *arg);
+
+/* Run DONE (ARG) on the walk's thread once every job submitted before
+   it has ended and everything before it is printed: what must wait for
+   earlier jobs without stopping the walk (a directory's attributes).
+   At most as many wait at once as J has threads (each may hold
+   descriptors): beyond that, this waits first.  */
+void jobs_after (struct jobs *j, void (*done) (void *), void *arg);
 
 /* Wait for every job of J, run their DONEs and print what they and the
    walk held back.  J may be NULL.  */
