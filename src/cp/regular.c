@@ -389,8 +389,6 @@ run_file_job (void *arg, struct engine_ctx *eng)
   j->c.eng = eng;
   j->c.file_debug = &j->dbg;
   struct diag_node saved = diag_node_enter (j->src.name, j->dst.name);
-  /* The status line names one of the files in flight.  */
-  progress_file_begin (j->c.progress, j->src.name);
   j->ok = open_and_copy (&j->c, &j->src, &j->sst, &j->dst, &j->dst_new,
                          j->follow);
   diag_node_leave (saved);
@@ -442,6 +440,9 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
                                .dst = loc_copy (dst), .sst = *sst,
                                .dst_new = *dst_new, .follow = follow,
                                .dbg = debug_start (o) };
+      /* The status line names the walk's latest file: a stream the walk
+         copies itself after it is not hidden by the jobs' names.  */
+      progress_file_begin (c->progress, src->name);
       jobs_submit (c->jobs, run_file_job, file_job_done, j);
       /* Whether it made a new name is known later: --sync flushes the
          directory either way.  */
