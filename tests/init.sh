@@ -179,10 +179,11 @@ trace () {
   env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "$@"
 }
 
-# sanitized: true when cp8M is built with AddressSanitizer, whose allocator
-# replaces malloc's (so mappings cannot be counted).
+# sanitized: true when cp8M is built with AddressSanitizer or
+# ThreadSanitizer, whose allocators replace malloc's (so mappings cannot
+# be counted) and which take SIGSEGV for a crash of their own.
 sanitized () {
-  grep -q __asan_init "$CP8M"
+  grep -q '__asan_init\|__tsan_init' "$CP8M"
 }
 
 # wait_for FILE: until FILE exists (the copy has begun), at most 10 s.
