@@ -722,12 +722,15 @@ commit_replace (struct dest *d, int fd)
       error (0, close_err, "failed to close %s", quote_file (loc->name));
       ok = false;
     }
+  /* Nothing in the step may allocate (its messages do): a fatal signal's
+     handler, on the walk's thread and perhaps within malloc, waits for
+     the steps of files in flight to end.  */
+  int rename_err = 0;
   dest_hold_signals ();
   /* D->temp is relative to LOC->dirfd, as LOC->rel is.  */
   if (ok && renameat (loc->dirfd, d->temp, loc->dirfd, loc->rel) != 0)
     {
-      error (0, errno, "cannot create regular file %s",
-             quote_file (loc->name));
+      rename_err = errno;
       ok = false;
     }
   if (!ok && d->temp)
@@ -735,6 +738,9 @@ commit_replace (struct dest *d, int fd)
     unlinkat (loc->dirfd, d->temp, 0);
   slots[my_slot].remove = 0;
   dest_release_signals ();
+  if (rename_err)
+    error (0, rename_err, "cannot create regular file %s",
+           quote_file (loc->name));
   free (d->temp);
   d->temp = NULL;
   return ok;
@@ -782,6 +788,8 @@ dest_commit (struct dest *d)
       || d->kind == DEST_STREAM)
     return !close_err;
 
+  /* Nothing in the step may allocate (commit_replace says why).  */
+  int name_err = 0;
   dest_hold_signals ();
   bool ok = data_ok && !close_err;
   /* D->temp is relative to LOC->dirfd, as LOC->rel is.  */
@@ -790,19 +798,21 @@ dest_commit (struct dest *d)
       if (ok && renameatu (loc->dirfd, d->temp, loc->dirfd, loc->rel,
                            RENAME_NOREPLACE) != 0)
         {
-          report_name_failure (d, errno);
+          name_err = errno;
           ok = false;
         }
       if (!ok)
         /* D->temp: relative to LOC->dirfd, as LOC->rel is.  */
         unlinkat (loc->dirfd, d->temp, 0);
-      free (d->temp);
-      d->temp = NULL;
     }
   else if (!ok)
     unlinkat (loc->dirfd, loc->rel, 0);
   slots[my_slot].remove = 0;
   dest_release_signals ();
+  if (name_err)
+    report_name_failure (d, name_err);
+  free (d->temp);
+  d->temp = NULL;
   return ok;
 }
 
