@@ -7,13 +7,17 @@
 #include "jobs.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 
 #include "dest.h"
 #include "diag.h"
 #include "quotearg.h"
+#include "scan.h"
 #include "xalloc.h"
+
+/* A job's thread's stack: the copy of one file, its messages, and the
+   C library's calls below (gnulib's ACL and xattr copies).  */
+enum { JOB_STACK = 1024 * 1024 };
 
 /* Held back, in the walk's order: a job, what waits for the jobs before
    it (jobs_after: RUN NULL, DONE set), or the lines the walk printed
@@ -98,15 +102,13 @@ jobs_new (unsigned int n, struct engine_config const *cfg)
         jobs_free (j);
         return NULL;
       }
-  /* Every signal is the walk's thread's to take (dest.c's cleanup, the
-     status line, a new limit): the threads inherit this mask.  */
-  sigset_t all, old;
-  sigfillset (&all);
-  pthread_sigmask (SIG_BLOCK, &all, &old);
+  /* With every signal blocked (scan.h): they are the walk's thread's and
+     the monitor's to take.  A stack of its own size: the C library's
+     default is 8 MiB of address space a thread with glibc (ulimit -v),
+     128 KiB with musl.  */
   for (; j->n < n; j->n++)
-    if (pthread_create (&j->threads[j->n], NULL, worker, j) != 0)
+    if (!scan_thread_start (&j->threads[j->n], worker, j, JOB_STACK))
       break;
-  pthread_sigmask (SIG_SETMASK, &old, NULL);
   if (j->n < 2)
     {
       jobs_free (j);
