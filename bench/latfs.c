@@ -746,34 +746,45 @@ reply_size (fuse_req_t req, size_t size, ssize_t len, const char *buf)
     fuse_reply_buf (req, buf, len);
 }
 
+/* xattr_path: the /proc path of INO's node in PATH for an xattr call,
+   or false once REQ is answered for a symbolic link, whose attributes
+   are not served (through /proc they would be the target's): with
+   LINK_ERR, or an empty list when LINK_ERR is 0.  */
+static int
+xattr_path (fuse_req_t req, fuse_ino_t ino, int link_err, size_t size,
+            char path[64])
+{
+  struct node *n = node_of (ino);
+  if (is_link (n))
+    {
+      if (link_err)
+        fuse_reply_err (req, link_err);
+      else
+        reply_size (req, size, 0, "");
+      return 0;
+    }
+  proc_path (path, n);
+  return 1;
+}
+
 static void
 lat_setxattr (fuse_req_t req, fuse_ino_t ino, const char *name,
               const char *value, size_t size, int flags)
 {
   char path[64];
-  struct node *n = node_of (ino);
   xattr_trip (K_setxattr, name);
-  if (is_link (n))
-    {
-      fuse_reply_err (req, EPERM);
-      return;
-    }
-  proc_path (path, n);
-  fuse_reply_err (req, setxattr (path, name, value, size, flags) ? errno : 0);
+  if (xattr_path (req, ino, EPERM, size, path))
+    fuse_reply_err (req,
+                    setxattr (path, name, value, size, flags) ? errno : 0);
 }
 
 static void
 lat_getxattr (fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
 {
   char path[64];
-  struct node *n = node_of (ino);
   xattr_trip (K_getxattr, name);
-  if (is_link (n))
-    {
-      fuse_reply_err (req, ENODATA);
-      return;
-    }
-  proc_path (path, n);
+  if (!xattr_path (req, ino, ENODATA, size, path))
+    return;
   char *buf = size ? malloc (size) : NULL;
   if (size && !buf)
     fuse_reply_err (req, ENOMEM);
@@ -786,14 +797,9 @@ static void
 lat_listxattr (fuse_req_t req, fuse_ino_t ino, size_t size)
 {
   char path[64];
-  struct node *n = node_of (ino);
   round_trip (K_listxattr);
-  if (is_link (n))
-    {
-      reply_size (req, size, 0, "");
-      return;
-    }
-  proc_path (path, n);
+  if (!xattr_path (req, ino, 0, size, path))
+    return;
   char *buf = size ? malloc (size) : NULL;
   if (size && !buf)
     fuse_reply_err (req, ENOMEM);
@@ -806,15 +812,9 @@ static void
 lat_removexattr (fuse_req_t req, fuse_ino_t ino, const char *name)
 {
   char path[64];
-  struct node *n = node_of (ino);
   xattr_trip (K_removexattr, name);
-  if (is_link (n))
-    {
-      fuse_reply_err (req, ENODATA);
-      return;
-    }
-  proc_path (path, n);
-  fuse_reply_err (req, removexattr (path, name) ? errno : 0);
+  if (xattr_path (req, ino, ENODATA, 0, path))
+    fuse_reply_err (req, removexattr (path, name) ? errno : 0);
 }
 
 /* lat_copy_file_range: refused, as by servers without NFS 4.2's COPY;
