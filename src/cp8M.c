@@ -34,9 +34,10 @@
 #include "cp/copy.h"
 #include "cp/diag.h"
 #include "cp/follow.h"
-#include "cp/follow.h"
 #include "cp/limit.h"
+#include "cp/list.h"
 #include "cp/manifest.h"
+#include "cp/marks.h"
 #include "dirname.h"
 #include "engine/engine.h"
 #include "error.h"
@@ -99,14 +100,18 @@ refuse_target (char const *name)
 
 /* Sort the N operands in FILES into sources and a destination, as GNU cp
    does: -t names the directory; -T forbids one; otherwise a last operand
-   that is a directory receives the others.  Exit on usage errors.  */
+   that is a directory receives the others.  With --files-from the
+   sources may all come from the list, and the target is a directory.
+   Exit on usage errors.  */
 static void
 resolve_target (struct cp8m_options const *o, int n, char **files,
                 struct target *t)
 {
   *t = (struct target) { .dirfd = -1, .sources = files, .n_sources = n };
 
-  if (n == 0)
+  if (n == 0 && o->files_from && !o->target_directory)
+    usage_error ("missing destination file operand", NULL);
+  if (n == 0 && !o->files_from)
     usage_error ("missing file operand", NULL);
 
   bool refused;
@@ -122,7 +127,7 @@ resolve_target (struct cp8m_options const *o, int n, char **files,
       return;
     }
 
-  if (n == 1)
+  if (n == 1 && !o->files_from)
     usage_error ("missing destination file operand after %s", files[0]);
 
   if (o->no_target_directory)
@@ -145,10 +150,11 @@ resolve_target (struct cp8m_options const *o, int n, char **files,
          DEST's DEST, refused (or replaced with -f) as the copy opens
          it.  LAST: the user's operand (AT_FDCWD), only looked at.  */
       struct stat st;
-      if (refused && (n > 2 || (stat (last, &st) == 0
-                                && S_ISDIR (st.st_mode))))
+      bool several = n > 2 || o->files_from;
+      if (refused && (several || (stat (last, &st) == 0
+                                  && S_ISDIR (st.st_mode))))
         refuse_target (last);
-      if (n > 2)
+      if (several)
         error (EXIT_FAILURE, errno, "target %s", quote_file (last));
     }
   if (o->parents)
@@ -381,6 +387,31 @@ check_reports (struct reports const *rs, struct cp8m_options const *o,
     report_check_pair (&rs->r[0], &rs->r[1]);
 }
 
+/* With the target T resolved: whether no report is where the copy of
+   the operand SRC goes (false after a message).  */
+static bool
+clear_of_copy (struct reports const *rs, struct cp8m_options const *o,
+               struct target const *t, char const *src)
+{
+  bool ok = true;
+  char *dst = t->dest ? xstrdup (t->dest) : copy_name (o, t, src, NULL);
+  for (int j = 0; j < rs->n && ok; j++)
+    ok = report_check_copy (&rs->r[j], src, dst, o->recursive);
+  /* A simple backup of the copy is made under a name known now
+     (numbered ones take names no report has yet).  */
+  if (o->backup_type == simple_backups
+      || o->backup_type == numbered_existing_backups)
+    {
+      char *b = xmalloc (strlen (dst) + strlen (simple_backup_suffix) + 1);
+      strcpy (stpcpy (b, dst), simple_backup_suffix);
+      for (int j = 0; j < rs->n && ok; j++)
+        ok = report_check_backup (&rs->r[j], b, dst);
+      free (b);
+    }
+  free (dst);
+  return ok;
+}
+
 /* With the target T resolved: whether no report is where a copy goes
    (false after a message).  */
 static bool
@@ -390,26 +421,30 @@ reports_clear_of_copies (struct reports const *rs,
 {
   bool ok = true;
   for (int i = 0; i < t->n_sources && ok; i++)
-    {
-      char const *src = t->sources[i];
-      char *dst = t->dest ? xstrdup (t->dest) : copy_name (o, t, src, NULL);
-      for (int j = 0; j < rs->n && ok; j++)
-        ok = report_check_copy (&rs->r[j], src, dst, o->recursive);
-      /* A simple backup of the copy is made under a name known now
-         (numbered ones take names no report has yet).  */
-      if (o->backup_type == simple_backups
-          || o->backup_type == numbered_existing_backups)
-        {
-          char *b = xmalloc (strlen (dst) + strlen (simple_backup_suffix)
-                             + 1);
-          strcpy (stpcpy (b, dst), simple_backup_suffix);
-          for (int j = 0; j < rs->n && ok; j++)
-            ok = report_check_backup (&rs->r[j], b, dst);
-          free (b);
-        }
-      free (dst);
-    }
+    ok = clear_of_copy (rs, o, t, t->sources[i]);
   return ok;
+}
+
+/* Copy into T's directory each name of the list L, after the checks
+   an operand has before the run (the reports RS; false after a
+   message), and close it.  */
+static bool
+copy_list (struct copy_ctx *c, struct target const *t,
+           struct reports const *rs, struct name_list *l)
+{
+  bool ok = true;
+  for (char *name; (name = list_next (l)); )
+    {
+      bool clear = true;
+      for (int i = 0; i < rs->n && clear; i++)
+        clear = report_check_operand (&rs->r[i], name, false,
+                                      c->o->recursive);
+      if (clear && clear_of_copy (rs, c->o, t, name))
+        ok &= copy_into (c, t, name);
+      else
+        ok = false;
+    }
+  return list_close (l) && ok;
 }
 
 /* Begin the report R (whole_begin), and for the statistics file write
@@ -529,9 +564,14 @@ main (int argc, char **argv)
   int n_files = argc - first;
   /* One operand without -t is a usage error (resolve_target): no
      report is written then, as none could be checked.  */
-  bool checkable = n_files >= 2 || o.target_directory;
+  bool checkable = n_files >= 2 || o.target_directory
+                   || (o.files_from && n_files == 1);
   if (checkable)
     check_reports (&rs, &o, n_files, argv + first);
+  /* A report must not overwrite the list it is read from.  */
+  for (int i = 0; i < rs.n && o.files_from; i++)
+    if (!report_check_operand (&rs.r[i], o.files_from, false, false))
+      return EXIT_FAILURE;
 
   /* --stats-file is written at every end: one that exits early (a
      missing target directory) too, by the atexit handler.  */
@@ -545,6 +585,10 @@ main (int argc, char **argv)
 
   struct target t;
   resolve_target (&o, n_files, argv + first, &t);
+  /* Opened now: a list that cannot be read stops the run before any
+     copy.  */
+  struct name_list *list = o.files_from
+    ? list_open (o.files_from, o.null_names) : NULL;
   if (!reports_clear_of_copies (&rs, &o, &t))
     {
       /* Refused: the statistics file is left as it was too.  */
@@ -568,7 +612,9 @@ main (int argc, char **argv)
   struct engine_meter meter = { 0 };
   atomic_init (&meter.limit, o.bwlimit > UINTPTR_MAX ? UINTPTR_MAX
                                                      : o.bwlimit);
-  struct progress *progress = progress_start (&o, t.sources, t.n_sources,
+  /* A list is read as the copy goes: no total to scan ahead.  */
+  struct progress *progress = progress_start (&o, t.sources,
+                                              list ? 0 : t.n_sources,
                                               &meter);
   /* Buffers that fit the memory this process may use: explicit sizes
      included, since being killed helps no one.  */
@@ -598,10 +644,10 @@ main (int argc, char **argv)
     c.sync_dirs = sync_dirs_new ();
   /* The same source twice, or two sources with the same name, can only
      happen with several operands.  */
-  if (t.dir && t.n_sources >= 2)
+  if (t.dir && (t.n_sources >= 2 || list))
     {
-      c.created = seen_new ();
-      c.operands = seen_new ();
+      c.created = marks_new ();
+      c.operands = marks_new ();
     }
 
   bool ok = true;
@@ -610,8 +656,12 @@ main (int argc, char **argv)
      (resolve_target sets one of them; tested on T.DEST, gcc 12's
      -fanalyzer sees that it is not NULL below).  */
   if (!t.dest)
-    for (int i = 0; i < t.n_sources; i++)
-      ok &= copy_into (&c, &t, t.sources[i]);
+    {
+      for (int i = 0; i < t.n_sources; i++)
+        ok &= copy_into (&c, &t, t.sources[i]);
+      if (list)
+        ok &= copy_list (&c, &t, &rs, list);
+    }
   else
     {
       /* --strip-trailing-slashes applies only to copies into a
@@ -642,8 +692,8 @@ main (int argc, char **argv)
   if (o.stats_file)
     ok &= write_stats_file (ok ? EXIT_SUCCESS : EXIT_FAILURE);
   seen_free (c.links);
-  seen_free (c.created);
-  seen_free (c.operands);
+  marks_free (c.created);
+  marks_free (c.operands);
   engine_ctx_free (eng);
   budget_free (&mem.budget);
   if (t.dirfd >= 0)

@@ -148,6 +148,7 @@ probe () {
     # after the parser, before any process is touched.
     --pid=*) _with=--bwlimit=0 _want="extra operand" ;;
     --checksum=*) _with=--checksum-file=sums ;;
+    --null) _with=--files-from=/dev/null ;;
     # A directory is offered to complete on into it: cp8M refuses one as
     # the report itself (issue 51), before the first file.
     --checksum-file=* | --stats-file=*)
@@ -339,7 +340,8 @@ i=3
 while read -r opt; do
   i=$((i + 1))
   case $opt in
-    --target-directory= | --checksum-file= | --stats-file= | --pid=) continue ;;
+    --target-directory= | --checksum-file= | --stats-file= | --files-from= | \
+      --pid=) continue ;;
   esac
   sed 's/ *$//; /^$/d' "zsh/$i" >got
   same "zsh: 'cp8M $opt' against bash's" "values-plain${opt%=}" got

@@ -20,6 +20,7 @@
 #include "diag.h"
 #include "follow.h"
 #include "manifest.h"
+#include "marks.h"
 #include "progress.h"
 #include "report.h"
 #include "dirname.h"
@@ -362,8 +363,8 @@ handle_existing (struct copy_ctx *c, struct loc const *src,
     }
   if (command_line && c->created && o->backup_type != numbered_backups
       && !S_ISDIR (dst_st->st_mode)
-      && seen_has_name (c->created, dst_st->st_dev, dst_st->st_ino,
-                        dst->name))
+      && marks_has (c->created, marks_of (c->created, dst_st->st_dev,
+                                          dst_st->st_ino, dst->name)))
     {
       error (0, 0, "will not overwrite just-created %s with %s",
              quote_file_n (0, dst->name), quote_file_n (1, src->name));
@@ -622,9 +623,8 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
 
   if (command_line && c->operands && o->backup_type == no_backups)
     {
-      char const *seen = seen_remember (c->operands, sst.st_dev, sst.st_ino,
-                                        src->name);
-      if (seen && same_name (seen, src->name))
+      if (!marks_add (c->operands, marks_of (c->operands, sst.st_dev,
+                                             sst.st_ino, src->name)))
         {
           diag_next_is_notice ();
           error (0, 0, "warning: source %s %s specified more than once",
@@ -690,7 +690,8 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
       struct stat lst;
       if (fstatat (dst->dirfd, dst->rel, &lst, AT_SYMLINK_NOFOLLOW) == 0
           && S_ISLNK (lst.st_mode)
-          && seen_has_name (c->created, lst.st_dev, lst.st_ino, dst->name))
+          && marks_has (c->created, marks_of (c->created, lst.st_dev,
+                                              lst.st_ino, dst->name)))
         {
           error (0, 0, "will not copy %s through just-created symlink %s",
                  quote_file_n (0, src->name), quote_file_n (1, dst->name));
@@ -797,6 +798,7 @@ copy_node_here (struct copy_ctx *c, struct loc const *src,
   struct stat made;
   if (ok && command_line && c->created && !earlier
       && fstatat (dst->dirfd, dst->rel, &made, AT_SYMLINK_NOFOLLOW) == 0)
-    seen_add_name (c->created, made.st_dev, made.st_ino, dst->name);
+    marks_add (c->created, marks_of (c->created, made.st_dev, made.st_ino,
+                                     dst->name));
   return ok;
 }

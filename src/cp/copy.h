@@ -23,6 +23,8 @@
 #include "engine/engine.h"
 #include "node.h"
 #include "options.h"
+
+struct marks;
 #include "jobs.h"
 #include "seen.h"
 #include "stats.h"
@@ -52,8 +54,8 @@ struct copy_ctx
   struct cp8m_options const *o;
   struct engine_ctx *eng;
   struct seen *links;     /* source dev/ino -> destination name */
-  struct seen *created;   /* destinations created by this run */
-  struct seen *operands;  /* command-line sources already copied, or NULL */
+  struct marks *created;  /* destinations operands created (marks.h) */
+  struct marks *operands; /* sources of operands already copied, or NULL */
   struct memory_plan const *memory;  /* the engine's buffers, and why */
   unsigned int max_open_levels;  /* directory levels kept open, or 0 for
                                     none: held by name (dirfds.c) */

@@ -144,6 +144,13 @@ cp8M's own options:\n\
                                  so the name never holds part of a file;\n\
                                  it keeps the old file's mode, owner, ACL\n\
                                  and extended attributes\n\
+      --files-from=FILE        copy the files FILE names too, one a line\n\
+                                 ('-': standard input), into the DIRECTORY\n\
+                                 of -t or the last operand, as if each\n\
+                                 were an operand; a bad entry is reported\n\
+                                 by its number, the others are copied\n\
+      --null                   names in --files-from's FILE end with a\n\
+                                 null byte, as find -print0 writes them\n\
       --checksum-file=FILE     write a line per regular file copied to FILE,\n\
                                  its hash taken as the data was read, for\n\
                                  'sha256sum -c FILE' (or 'xxhsum -c') run\n\
@@ -152,8 +159,10 @@ cp8M's own options:\n\
                                  default) or xxh3 (with libxxhash)\n\
       --bwlimit=RATE           write at most RATE bytes a second, all files\n\
                                  together (0, the default: no limit); RATE\n\
-                                 takes the suffixes of SIZE below; direct,\n\
-                                 buffered and stream copies all keep it\n\
+                                 takes the suffixes of SIZE below (a bare\n\
+                                 number is bytes, not rsync's KiB: below\n\
+                                 1M it is warned of); direct, buffered\n\
+                                 and stream copies all keep it\n\
       --pid=PID                with --bwlimit and no file operands: give\n\
                                  the cp8M copy running as PID the new limit\n\
                                  RATE, and copy nothing (see below)\n\

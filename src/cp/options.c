@@ -55,6 +55,8 @@ enum
   STATS_FILE_OPTION,
   CHECKSUM_FILE_OPTION,
   CHECKSUM_OPTION,
+  FILES_FROM_OPTION,
+  NULL_OPTION,
   GNU_AMBIGUOUS_OPTION
 };
 
@@ -169,6 +171,8 @@ static struct option const own_options[] =
   { "stats-file", required_argument, NULL, STATS_FILE_OPTION },
   { "checksum-file", required_argument, NULL, CHECKSUM_FILE_OPTION },
   { "checksum", required_argument, NULL, CHECKSUM_OPTION },
+  { "files-from", required_argument, NULL, FILES_FROM_OPTION },
+  { "null", no_argument, NULL, NULL_OPTION },
 };
 
 /* The short options, for getopt_long and resolve_abbreviations.  */
@@ -435,6 +439,20 @@ parse_rate (char const *arg, uintmax_t *rate)
     return false;
   *rate = n;
   return true;
+}
+
+/* A --bwlimit of ARG, RATE bytes a second: a bare number (no unit) below
+   1 MiB/s is bytes here but KiB to rsync's --bwlimit, the option of the
+   same name a backup script may have been written for: say which.  */
+static void
+warn_bare_rate (char const *arg, uintmax_t rate)
+{
+  if (rate == 0 || rate >= 1024 * 1024 || !c_isdigit (arg[strlen (arg) - 1]))
+    return;
+  diag_next_is_notice ();
+  error (0, 0, "warning: --bwlimit=%s is in bytes a second (%.1f KiB/s);"
+         " rsync reads a bare number as KiB: write %sK for that",
+         arg, rate / 1024.0, arg);
 }
 
 /* Apply one --preserve (ON) or --no-preserve (!ON) list.  */
@@ -707,9 +725,16 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
         case ATOMIC_OPTION:
           o->atomic = true;
           break;
+        case FILES_FROM_OPTION:
+          o->files_from = optarg;
+          break;
+        case NULL_OPTION:
+          o->null_names = true;
+          break;
         case BWLIMIT_OPTION:
           if (!parse_rate (optarg, &o->bwlimit))
             invalid_value ("bandwidth limit", optarg, RATE_UNITS);
+          warn_bare_rate (optarg, o->bwlimit);
           o->explicit_bwlimit = true;
           break;
         case PID_OPTION:
@@ -779,6 +804,19 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
   if (o->target_directory && o->no_target_directory)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "
            "and --no-target-directory (-T)");
+  /* A list's names go into a directory, as several operands do.  */
+  if (o->files_from && o->no_target_directory)
+    error (EXIT_FAILURE, 0, "cannot combine --files-from "
+           "and --no-target-directory (-T)");
+  /* -i's answers come from standard input.  */
+  if (o->interactive && o->files_from && strcmp (o->files_from, "-") == 0)
+    error (EXIT_FAILURE, 0, "--files-from=- and --interactive (-i) would"
+           " both read standard input");
+  if (o->null_names && !o->files_from)
+    {
+      error (0, 0, "--null needs --files-from=FILE");
+      cp8m_usage (EXIT_FAILURE);
+    }
 
   /* Also without -S: the backup checks read the suffix before gnulib
      would set it (SIMPLE_BACKUP_SUFFIX, else "~").  */

@@ -133,6 +133,11 @@ struct cp8m_options
   bool atomic;
   /* --stats-file=FILE: --stats=json's object and more, into FILE.  */
   char const *stats_file;
+  /* --files-from=FILE: more source operands, read from FILE ("-" for
+     standard input) one at a time as the copy goes (list.h); --null:
+     they end with a null byte, not a newline.  */
+  char const *files_from;
+  bool null_names;
   /* --checksum-file=FILE and --checksum=ALGO.  */
   char const *checksum_file;
   /* The report files that are regular files, once begun (main sets

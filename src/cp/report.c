@@ -52,12 +52,32 @@ walked_dir (char const *name, bool recursive)
   return realpath (name, NULL);
 }
 
-static _Noreturn void
+/* Say that the report R is the IS NAME: refused (false).  */
+static bool
 refuse (struct report const *r, char const *is, char const *name)
 {
-  error (EXIT_FAILURE, 0, "%s %s is the %s %s", r->what,
+  error (0, 0, "%s %s is the %s %s", r->what,
          quote_file_n (0, r->w->file), is, quote_file_n (1, name));
-  abort ();   /* not reached: error exits */
+  return false;
+}
+
+bool
+report_check_operand (struct report const *r, char const *op, bool dest,
+                      bool recursive)
+{
+  if (is_name (r->w, op))
+    return refuse (r, dest ? "destination" : "source", op);
+  /* Inside a tree being copied, the copy would take the report as it
+     stood, perhaps half written: refused, as GNU cp refuses to copy a
+     directory into itself.  */
+  char *tree = dest || !r->w->where ? NULL : walked_dir (op, recursive);
+  bool inside = tree && (strcmp (r->w->where, tree) == 0
+                         || whole_below (r->w->where, tree));
+  if (inside)
+    error (0, 0, "cannot write %s %s inside %s, which is being copied",
+           r->what, quote_file_n (0, r->w->file), quote_file_n (1, op));
+  free (tree);
+  return !inside;
 }
 
 void
@@ -65,22 +85,9 @@ report_check_operands (struct report const *r, char *const *ops, int n,
                        bool last_is_dest, bool recursive)
 {
   for (int i = 0; i < n; i++)
-    {
-      bool dest = last_is_dest && i == n - 1;
-      if (is_name (r->w, ops[i]))
-        refuse (r, dest ? "destination" : "source", ops[i]);
-      /* Inside a tree being copied, the copy would take the report as it
-         stood, perhaps half written: refused, as GNU cp refuses to copy
-         a directory into itself.  */
-      char *tree = dest || !r->w->where ? NULL
-                   : walked_dir (ops[i], recursive);
-      if (tree && (strcmp (r->w->where, tree) == 0
-                   || whole_below (r->w->where, tree)))
-        error (EXIT_FAILURE, 0, "cannot write %s %s inside %s, which is "
-               "being copied", r->what, quote_file_n (0, r->w->file),
-               quote_file_n (1, ops[i]));
-      free (tree);
-    }
+    if (!report_check_operand (r, ops[i], last_is_dest && i == n - 1,
+                               recursive))
+      exit (EXIT_FAILURE);
 }
 
 void
@@ -92,7 +99,10 @@ report_check_pair (struct report const *a, struct report const *b)
               || (x->where && y->where && strcmp (x->where, y->where) == 0);
   /* Two reports into /dev/null lose nothing.  */
   if (same && !(S_ISCHR (x->mode) && S_ISCHR (y->mode)))
-    refuse (a, b->what, b->w->file);
+    {
+      refuse (a, b->what, b->w->file);
+      exit (EXIT_FAILURE);
+    }
 }
 
 bool

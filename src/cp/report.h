@@ -39,6 +39,12 @@ struct report
   char const *what;
 };
 
+/* Whether report R is clear of the operand OP (false after a message):
+   not OP itself (the destination's name if DEST), nor inside OP copied
+   RECURSIVEly.  For a name read from --files-from's list.  */
+bool report_check_operand (struct report const *r, char const *op,
+                           bool dest, bool recursive);
+
 /* Before the target is resolved: exit with a message if report R is one
    of the N operands OPS or lies inside one of them that is copied
    RECURSIVEly.  LAST_IS_DEST: OPS's last is the destination (no -t).  */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "same.h"
 #include "xalloc.h"
 
 struct slot
@@ -89,8 +88,7 @@ find (struct seen const *s, dev_t dev, ino_t ino)
 }
 
 /* Double the table.  Each entry goes to the first empty slot of its
-   probe sequence, which also keeps every name of a file that a set of
-   names holds several times (seen_add_name).  */
+   probe sequence.  */
 static void
 grow (struct seen *s)
 {
@@ -216,46 +214,4 @@ seen_drop_fd (struct seen *s, struct seen_copy *copy)
   close (copy->fd);
   copy->fd = -1;
   s->fds--;
-}
-
-/* The copied name is reported leaked as in seen_remember: a false
-   positive of gcc 12's -fanalyzer.  */
-#if 10 <= __GNUC__ && !defined __clang__
-# pragma GCC diagnostic push
-# pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
-#endif
-void
-seen_add_name (struct seen *s, dev_t dev, ino_t ino, char const *name)
-{
-  if (seen_has_name (s, dev, ino, name))
-    return;
-  /* Past the entries the file already has, to the first empty slot:
-     entries are never forgotten in such a set, so there is no tombstone
-     to reuse.  */
-  size_t mask = s->size - 1;
-  size_t i = hash (dev, ino) & mask;
-  while (s->slots[i].name)
-    i = (i + 1) & mask;
-  s->slots[i] = (struct slot) { dev, ino, xstrdup (name), NULL };
-  s->used++;
-  if (2 * s->used > s->size)
-    grow (s);
-}
-#if 10 <= __GNUC__ && !defined __clang__
-# pragma GCC diagnostic pop
-#endif
-
-bool
-seen_has_name (struct seen const *s, dev_t dev, ino_t ino, char const *name)
-{
-  size_t mask = s->size - 1;
-  for (size_t i = hash (dev, ino) & mask; s->slots[i].name;
-       i = (i + 1) & mask)
-    {
-      struct slot const *sl = &s->slots[i];
-      if (sl->name != TOMBSTONE && sl->dev == dev && sl->ino == ino
-          && same_name (sl->name, name))
-        return true;
-    }
-  return false;
 }

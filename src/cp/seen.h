@@ -54,18 +54,4 @@ struct seen_copy *seen_get_copy (struct seen const *s, dev_t dev, ino_t ino);
 /* Close the descriptor of COPY, an entry of S, when kept.  */
 void seen_drop_fd (struct seen *s, struct seen_copy *copy);
 
-/* The destinations a run created are keyed by name as well as by file,
-   as GNU cp keys them: one file may be created under several names
-   (hard links made by -l or --preserve=links), and a later operand is
-   refused only when it would go to the same name.  A set used this way
-   takes only these two calls.  */
-
-/* Add NAME for DEV/INO, beside any other names the file has here.  */
-void seen_add_name (struct seen *s, dev_t dev, ino_t ino, char const *name);
-
-/* Does S hold DEV/INO under a name for the same directory entry as NAME
-   (gnulib's same_name: same last component, same directory)?  */
-bool seen_has_name (struct seen const *s, dev_t dev, ino_t ino,
-                    char const *name);
-
 #endif
