@@ -612,9 +612,7 @@ main (int argc, char **argv)
   struct engine_meter meter = { 0 };
   atomic_init (&meter.limit, o.bwlimit > UINTPTR_MAX ? UINTPTR_MAX
                                                      : o.bwlimit);
-  /* A list is read as the copy goes: no total to scan ahead.  */
-  struct progress *progress = progress_start (&o, t.sources,
-                                              list ? 0 : t.n_sources,
+  struct progress *progress = progress_start (&o, t.sources, t.n_sources,
                                               &meter);
   /* Buffers that fit the memory this process may use: explicit sizes
      included, since being killed helps no one.  */

@@ -104,6 +104,26 @@ expect 1 "cp8M: statistics file 'one' is the source 'one'" \
   cp8M --files-from=one --stats-file=one ours
 [ "$(cat one)" = src/a ] || fail "the list was overwritten"
 
+# The list in a file is read by --progress's scan too: its total is
+# known.  (A limited copy of 3 MiB at 1 MiB/s: plain lines come once a
+# second, a slow machine only makes more of them.)
+rm -rf ours && mkdir ours
+head -c 3145728 /dev/zero >three
+printf 'three\n' >tlist
+cp8M --progress=always --bwlimit=1M --files-from=tlist -t ours 2>prog ||
+  fail "--progress with a list failed"
+grep -q ' / 3[.0]* MiB ' prog || { cat prog >&2; fail "--progress with a list file: no total"; }
+
+# A list on a pipe is read once, by the copy alone: --progress's scan
+# must not open it again and take names from it.
+rm -rf ours && mkdir ours
+mkfifo fifo || fail "mkfifo failed"
+printf 'src/a\nsrc/-d\nsrc/sub/t\n' >fifo &
+cp8M --progress=always --files-from=fifo ours 2>prog ||
+  { cat prog >&2; fail "a list on a FIFO failed"; }
+wait
+[ "$(ls ours | wc -l)" -eq 3 ] || { ls ours >&2; fail "names of a FIFO list were lost"; }
+
 # 5. --parents keeps the tree's shape; -r copies the directories listed;
 #    names twice and names that meet in the target: as GNU cp.
 mkdir -p tree/x/y tree/z

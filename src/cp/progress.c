@@ -616,7 +616,7 @@ progress_start (struct cp8m_options const *o, char *const *sources, int n,
   progress_block_signals ();
   /* The scan first: the monitor reads P->scan from its first tick.  */
   p->no_data = o->attributes_only || o->hard_link || o->symbolic_link;
-  if ((p->live || p->plain || p->numeric) && !p->no_data && n > 0)
+  if ((p->live || p->plain || p->numeric) && !p->no_data)
     p->scan = scan_start (o, sources, n);
   p->have_monitor = scan_thread_start (&p->monitor, monitor_main, p,
                                        MONITOR_STACK);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -53,6 +54,9 @@ struct scan
      copy makes the later names links, so they count once.  Only the
      scan's thread uses it.  */
   struct seen *links;
+  /* --files-from's list, opened again for the scan alone; NULL
+     without one.  */
+  FILE *list;
 };
 
 /* Directories found and not walked yet: a stack, so the walk goes depth
@@ -186,12 +190,34 @@ scan_operand (struct scan *s, char const *name)
   free (p.names);
 }
 
+/* The list of --files-from, open as F: count each name as an operand.
+   Its bad entries are the copy's to report.  */
+static void
+scan_list (struct scan *s, FILE *f)
+{
+  char end = s->o->null_names ? '\0' : '\n';
+  char *name = NULL;
+  size_t size = 0;
+  ssize_t len;
+  while (!atomic_load_explicit (&s->stop, memory_order_relaxed)
+         && (len = getdelim (&name, &size, end, f)) >= 0)
+    {
+      if (len > 0 && name[len - 1] == end)
+        name[--len] = '\0';
+      if (len > 0 && strlen (name) == (size_t) len)
+        scan_operand (s, name);
+    }
+  free (name);
+}
+
 static void
 scan_all (struct scan *s)
 {
   for (int i = 0; i < s->n; i++)
     if (!atomic_load_explicit (&s->stop, memory_order_relaxed))
       scan_operand (s, s->sources[i]);
+  if (s->list)
+    scan_list (s, s->list);
   pthread_mutex_lock (&s->lock);
   s->totals.done = !atomic_load (&s->stop);
   pthread_mutex_unlock (&s->lock);
@@ -236,7 +262,7 @@ static bool
 single_file (struct scan const *s)
 {
   struct stat st;
-  return s->n == 1
+  return s->n == 1 && !s->o->files_from
          && (!s->o->recursive
              || (stat (s->sources[0], &st) == 0 && !S_ISDIR (st.st_mode)));
 }
@@ -251,6 +277,23 @@ scan_start (struct cp8m_options const *o, char *const *sources, int n)
                        .links = o->preserve_links ? seen_new () : NULL };
   atomic_init (&s->stop, false);
   pthread_mutex_init (&s->lock, NULL);
+  /* A list in a file is read twice, by the copy and by the scan; one
+     read once (a pipe, standard input) leaves no total to show.  Its
+     type is known before it is opened: opening a pipe's name again (as
+     /dev/fd/63 from bash's <(...)) would share the pipe and take names
+     from the copy.  FROM: the user's operand, absolute or relative to
+     the working directory.  */
+  char const *from = o->files_from;
+  struct stat st, opened;
+  if (from && (strcmp (from, "-") == 0
+               || stat (from, &st) != 0 || !S_ISREG (st.st_mode)
+               || !(s->list = fopen (from, "re"))
+               || fstat (fileno (s->list), &opened) != 0
+               || !S_ISREG (opened.st_mode)))
+    {
+      scan_stop (s);
+      return NULL;
+    }
   if (single_file (s))
     {
       scan_all (s);
@@ -286,5 +329,7 @@ scan_stop (struct scan *s)
     }
   pthread_mutex_destroy (&s->lock);
   seen_free (s->links);
+  if (s->list)
+    fclose (s->list);
   free (s);
 }
