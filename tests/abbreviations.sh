@@ -125,7 +125,8 @@ mkdir tmpl && (cd tmpl && mkdir -p d/sub d2 && printf aaaa >a && printf b >b &&
 # run NAME SIDE WORD...: in a fresh copy of the tree, "cp WORD..." with
 # SIDE's cp (gnu or cp8m) first in PATH; its exit status, output,
 # messages and the tree after it (tests/treedigest) go to the file NAME.
-# --debug's memory budget is the machine's, different from run to run.
+# --debug's memory budget is the machine's, and its times are the
+# moment's: both differ from run to run.
 run () {
   _out=$work/$1 _side=$2
   shift 2
@@ -135,7 +136,7 @@ run () {
    cp "$@" </dev/null >"$work/.o" 2>"$work/.e"
    echo "exit status: $?"
    [ "$_side" = gnu ] || libc_words "$work/.e"
-   echo "--- stdout"; grep -v '^memory budget: ' "$work/.o"
+   echo "--- stdout"; grep -Ev '^(memory budget|time): ' "$work/.o"
    echo "--- stderr"; cat "$work/.e"
    echo "--- tree"; treedigest -n "$digest_now" .) >"$_out" 2>&1
 }

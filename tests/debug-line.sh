@@ -226,9 +226,9 @@ done
 # --- order: -v's line, GNU's, then cp8M's (the budget once) -------------
 mkdir dir
 expect 0 "" cp8M --debug f z dir
-sed '/^  /d; s/^\(memory budget\|direct I\/O\|plan\|destination\|copy offload\): .*/\1/' "$work/.out" >got
-printf '%s\n' "'f' -> 'dir/f'" "copy offload" "memory budget" "direct I/O" \
-  "plan" "destination" "'z' -> 'dir/z'" "copy offload" "direct I/O" "plan" \
-  "destination" >want-order
+sed '/^  /d; s/^\(memory budget\|offload\|direct I\/O\|plan\|destination\|time\|copy offload\): .*/\1/' "$work/.out" >got
+printf '%s\n' "'f' -> 'dir/f'" "copy offload" "memory budget" "offload" \
+  "direct I/O" "plan" "destination" "time" "'z' -> 'dir/z'" "copy offload" \
+  "offload" "direct I/O" "plan" "destination" "time" >want-order
 cmp -s want-order got || { diff want-order got >&2; fail "--debug lines out of order"; }
 exit 0

@@ -142,8 +142,12 @@ print_plan (struct engine_plan const *p, bool first)
             method_words[p->method],
             p->then == ENGINE_THEN_REFUSED ? "direct I/O refused: " : "",
             why);
-  if (p->method == ENGINE_COPY_STREAM)
+  if (p->method == ENGINE_COPY_STREAM && p->bytes == 0)
+    puts ("  I/O: one read, which met the end of file: no data");
+  else if (p->method == ENGINE_COPY_STREAM)
     printf ("  I/O: up to %s a read, written as it arrives\n", io);
+  else if (p->method != ENGINE_COPY_OFFLOAD && p->data == 0)
+    puts ("  I/O: none: the destination is only given the source's size");
   else if (p->method != ENGINE_COPY_OFFLOAD && p->data >= 0
            && p->data < (off_t) p->io_size)
     printf ("  I/O: one read and one write of %jd bytes (less than one"
@@ -170,10 +174,35 @@ print_plan (struct engine_plan const *p, bool first)
     puts ("  then fdatasync, so that the tail is on disk as the rest is");
 }
 
+/* What FICLONE and copy_file_range did for REP, and why they did not
+   move all the data.  */
+static void
+print_offload (struct engine_report const *rep)
+{
+  char why[160];
+  reason (why, sizeof why, rep->offload_why, rep->offload_errno);
+  char const *clone = rep->facts.clone == ENGINE_CLONE_REFUSED
+                      ? "FICLONE refused; " : "";
+  struct engine_plan const *o = rep->n_plans > 0
+                                && rep->plans[0].method == ENGINE_COPY_OFFLOAD
+                                ? &rep->plans[0] : NULL;
+  if (rep->facts.clone == ENGINE_CLONE_DONE)
+    puts ("offload: yes (cloned with FICLONE: the copy shares the source's"
+          " blocks)");
+  else if (!rep->offload_why)
+    printf ("offload: yes (%scopy_file_range)\n", clone);
+  else if (o && o->bytes > 0)
+    printf ("offload: partly (%scopy_file_range moved %jd bytes, then %s)\n",
+            clone, (intmax_t) o->bytes, why);
+  else
+    printf ("offload: no (%s%s)\n", clone, why);
+}
+
 void
 diag_debug_lines (struct engine_result const *res, char const *dest)
 {
   struct engine_report const *rep = &res->report;
+  print_offload (rep);
   bool fell_back;
   struct engine_plan const *d = engine_direct_plan (rep, &fell_back);
   char why[160];
@@ -205,6 +234,54 @@ diag_debug_lines (struct engine_result const *res, char const *dest)
   printf ("destination: %s\n", dest);
   if (res->src_changed)
     puts ("source changed during the copy");
+}
+
+/* BYTES for people, to a tenth of its unit: "5 bytes", "20.0 MiB".  */
+static void
+format_bytes (char *out, size_t outsize, double bytes)
+{
+  static char const *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+  if (bytes < 1024)
+    {
+      snprintf (out, outsize, "%.0f bytes", bytes);
+      return;
+    }
+  int u = 0;
+  for (bytes /= 1024; u < 4 && bytes >= 1024; u++)
+    bytes /= 1024;
+  snprintf (out, outsize, "%.1f %s", bytes, units[u]);
+}
+
+void
+diag_debug_time (struct engine_result const *res, struct stat const *src_st,
+                 double seconds)
+{
+  char amount[32], whole[32], took[32], rate[40] = "";
+  format_bytes (amount, sizeof amount, res->bytes);
+  format_bytes (whole, sizeof whole, src_st->st_size);
+  /* Three figures: "1.23 s", "41.2 ms"; whole seconds from 100 s.  */
+  if (seconds >= 100)
+    snprintf (took, sizeof took, "%.0f s", seconds);
+  else if (seconds >= 1)
+    snprintf (took, sizeof took, "%.3g s", seconds);
+  else
+    snprintf (took, sizeof took, "%.3g ms", seconds * 1000);
+  if (res->bytes > 0 && seconds > 0)
+    {
+      format_bytes (rate + 2, sizeof rate - 4, res->bytes / seconds);
+      memcpy (rate, ", ", 2);
+      strcat (rate, "/s");
+    }
+  /* Holes are not written: the amount is the data, said as such.  */
+  bool holes = res->report.facts.scan == ENGINE_SCAN_LSEEK
+               && res->bytes < src_st->st_size;
+  if (holes && res->bytes == 0)
+    printf ("time: no data (a %s file, all holes) in %s\n", whole, took);
+  else if (holes)
+    printf ("time: %s of data (a %s file with holes) in %s%s\n", amount,
+            whole, took, rate);
+  else
+    printf ("time: %s in %s%s\n", amount, took, rate);
 }
 
 /* BYTES, roughly, for people: "48 MiB", "20.5 GiB".  */

@@ -52,6 +52,12 @@ void diag_debug_gnu (struct engine_facts const *facts);
    and "source changed during the copy" when it did.  */
 void diag_debug_lines (struct engine_result const *res, char const *dest);
 
+/* Print --debug's last line for one file the engine copied as RES from
+   a source whose fstat was SRC_ST, in SECONDS: "time: 1.0 GiB in 1.23 s,
+   832.5 MiB/s" (the data written, which leaves out holes).  */
+void diag_debug_time (struct engine_result const *res,
+                      struct stat const *src_st, double seconds);
+
 /* Print --debug's line on the memory the engine's buffers may take, and
    the buffers that gives ("memory budget: ...").  */
 struct memory_plan;

@@ -521,7 +521,8 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
     .queue_depth = CP8M_DEFAULT_QUEUE_DEPTH,
     .files_in_flight = JOBS_DEFAULT,
     .request = { .direct = ENGINE_DIRECT_AUTO, .sparse = ENGINE_SPARSE_AUTO,
-                 .reflink = ENGINE_REFLINK_NEVER },
+                 .reflink = ENGINE_REFLINK_NEVER,
+                 .reflink_why = "--reflink=never, cp8M's default" },
   };
   bool make_backups = false, copy_contents = false, skip_existing = false;
   char const *version_control = NULL, *backup_suffix = NULL;
@@ -674,6 +675,7 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
           o->request.reflink = optarg
             ? XARGMATCH ("--reflink", optarg, reflink_args, reflink_types)
             : ENGINE_REFLINK_ALWAYS;
+          o->request.reflink_why = NULL;
           break;
         case BUFFER_SIZE_OPTION:
           if (!cp8m_parse_size (optarg, &o->buffer_size))
@@ -783,7 +785,10 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
      GNU cp (so --debug says "reflink: no").  */
   if (o->request.reflink == ENGINE_REFLINK_AUTO
       && o->request.sparse == ENGINE_SPARSE_NEVER)
-    o->request.reflink = ENGINE_REFLINK_NEVER;
+    {
+      o->request.reflink = ENGINE_REFLINK_NEVER;
+      o->request.reflink_why = "--sparse=never: every hole is written";
+    }
   if (o->explicit_checksum && !o->checksum_file)
     {
       error (0, 0, "--checksum needs --checksum-file=FILE");
@@ -799,8 +804,12 @@ cp8m_parse_options (int argc, char **argv, struct cp8m_options *o)
       error (0, 0, "--checksum-file cannot be used with --reflink=always");
       cp8m_usage (EXIT_FAILURE);
     }
-  if (o->checksum_file)
-    o->request.reflink = ENGINE_REFLINK_NEVER;
+  if (o->checksum_file && o->request.reflink != ENGINE_REFLINK_NEVER)
+    {
+      o->request.reflink = ENGINE_REFLINK_NEVER;
+      o->request.reflink_why = "--checksum-file: the data is hashed as it"
+                               " is read";
+    }
   if (o->target_directory && o->no_target_directory)
     error (EXIT_FAILURE, 0, "cannot combine --target-directory (-t) "
            "and --no-target-directory (-T)");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "dest.h"
 #include "diag.h"
@@ -452,7 +453,11 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
   struct data_debug dbg = debug_start (o);
   c->file_debug = &dbg;
   progress_file_begin (c->progress, src->name);
+  /* --debug's time: from the source's open to the copy's name.  */
+  struct timespec began, ended;
+  clock_gettime (CLOCK_MONOTONIC, &began);
   bool ok = open_and_copy (c, src, sst, dst, dst_new, follow);
+  clock_gettime (CLOCK_MONOTONIC, &ended);
   progress_file_end (c->progress, ok);
   c->file_debug = NULL;
   if (ok)
@@ -479,6 +484,10 @@ copy_regular (struct copy_ctx *c, struct loc const *src,
                     ? "partly read back from the destination (the pieces"
                       " could not be hashed in order)"
                     : "of the data as it was read");
+          if (ok)
+            diag_debug_time (&dbg.res, &dbg.src_st,
+                             (ended.tv_sec - began.tv_sec)
+                             + (ended.tv_nsec - began.tv_nsec) / 1e9);
         }
       diag_out_end ();
     }

@@ -345,6 +345,12 @@ engine_copy (struct engine_ctx *ctx, int src_fd, int dst_fd,
   *res = (struct engine_result) { .report = {
     .facts = { .reflink_allowed = req->reflink != ENGINE_REFLINK_NEVER
                                   && !req->digest } } };
+  /* The plan gives the other reasons for not offloading (plan.c).  */
+  if (req->reflink == ENGINE_REFLINK_NEVER)
+    res->report.offload_why = req->reflink_why ? req->reflink_why
+                                               : "--reflink=never";
+  else if (req->digest)
+    res->report.offload_why = "not tried: the data is hashed as it is read";
   struct engine_result const fresh = *res;
   struct file_copy fc = { ctx, req, src_fd, dst_fd, .res = res,
                           .ended_at = -1 };

@@ -129,6 +129,8 @@ struct engine_request
                       before anything was written to it), or NULL: the
                       engine takes its own (a tree of small files spares
                       a system call per file) */
+  char const *reflink_why;  /* why REFLINK is never, in words for --debug
+                      ("--sparse=never"), or NULL: "--reflink=never" */
 };
 
 /* Which side an error came from.  */
@@ -208,7 +210,9 @@ struct engine_plan
                                (false: it stops at the size, or at the
                                alignment's last multiple) */
   size_t io_size;           /* bytes per read and write */
-  off_t data;               /* data bytes the plan expects to read */
+  off_t data;               /* bytes the plan expects to write: the
+                               data, and the zeros written for holes
+                               (-1: a stream's, not known) */
   unsigned int depth;       /* pieces in flight */
   char const *depth_why;
   char const *dio;          /* direct: "O_DIRECT", "directio", "F_NOCACHE" */
@@ -242,6 +246,12 @@ struct engine_report
   size_t buffer_size;
   bool short_of_memory;    /* an allocation failed: fewer or smaller
                               buffers than configured */
+  /* Why neither FICLONE nor copy_file_range moved the data, or why
+     copy_file_range stopped before its end (static words for --debug:
+     "--reflink=never", "copy_file_range refused"), with the errno
+     behind it or 0; NULL when one of them moved it all.  */
+  char const *offload_why;
+  int offload_errno;
 };
 
 /* The direct plan of REP, if any ran, else NULL; and in *FELL_BACK

@@ -154,8 +154,15 @@ exec_plan (struct file_copy *fc, struct engine_plan *p,
     }
   if (job.handed_back)
     {
+      /* Else a call said 0 at a piece's first byte: an empty file or
+         a /proc file (read as streams), or a size that is a guess.  */
       plan_rest (fc, p, next, ENGINE_THEN_REST,
-                 "copy_file_range stopped part way", job.offload_failed);
+                 job.offload_failed ? "copy_file_range refused"
+                 : fc->stream ? "copy_file_range found no data at once,"
+                                " so it is read until it ends"
+                 : "copy_file_range found no data where the size says"
+                   " there is some",
+                 job.offload_failed);
       return EXEC_NEXT;
     }
   if (p->method == ENGINE_COPY_OFFLOAD)

@@ -67,9 +67,11 @@ plan_holes (struct file_copy const *fc, struct engine_plan *p)
                      " allocated less than its size)";
     }
   else
-    p->holes_why = fc->stream ? "none looked for (a stream)"
-                              : "none looked for (the source is allocated"
-                                " in full)";
+    p->holes_why = !fc->stream ? "none looked for (the source is allocated"
+                                 " in full)"
+                   : S_ISREG (fc->src_st.st_mode)
+                   ? "none looked for (its size says 0: read as a stream)"
+                   : "none looked for (a stream)";
 }
 
 /* Should what is left go direct?  Set P's reason either way.  */
@@ -139,15 +141,27 @@ plan_method (struct file_copy *fc, struct engine_plan *p)
   p->to_end = true;
   p->depth = 1;
   p->depth_why = "buffered: the kernel reads ahead and writes behind";
-  /* The data left: a sparse file's is what it has allocated.  */
+  /* What is left to write: a sparse file's data is what it has
+     allocated, unless its holes are written as zeros.  */
   off_t blocks = fc->src_st.st_blocks < INTMAX_MAX / 512
                  ? fc->src_st.st_blocks * 512 : INTMAX_MAX;
+  bool holes_kept = p->seek_holes && p->make_holes;
   p->data = fc->stream ? -1
-            : p->seek_holes && blocks < size - p->from ? blocks
+            : holes_kept && fc->no_data ? 0
+            : holes_kept && blocks < size - p->from ? blocks
             : size - p->from;
   bool direct = false;
   if (fc->stream)
-    p->why = "not a regular file with a size";
+    p->why = S_ISREG (fc->src_st.st_mode)
+             ? "its size says 0: read until it ends, as /proc files must be"
+             : "not a regular file with a size";
+  else if (p->data == 0)
+    {
+      /* Nothing to read: the destination only gets the size.  */
+      p->why = fc->no_data ? "no data: the source is all holes"
+                           : "no data left";
+      p->cache_why = "not touched (nothing is read or written)";
+    }
   else if (want_direct (fc, p) && !(direct = plan_alignment (fc, p)))
     {
       p->why = "alignment";
@@ -185,9 +199,10 @@ plan_method (struct file_copy *fc, struct engine_plan *p)
      keeps a size below the source's until the last write.  */
   bool regular = S_ISREG (fc->dst_st.st_mode);
   if (fc->stream || !regular)
-    p->prealloc_why = fc->stream ? "not reserved (a stream's size is not"
-                                   " known)"
-                                 : "not reserved (not a regular file)";
+    p->prealloc_why = !fc->stream ? "not reserved (not a regular file)"
+                      : S_ISREG (fc->src_st.st_mode)
+                      ? "not reserved (its size says 0)"
+                      : "not reserved (a stream's size is not known)";
   else if (p->make_holes)
     p->prealloc_why = "not reserved (the copy keeps holes)";
   else if (p->data < (off_t) p->io_size)
@@ -217,7 +232,8 @@ plan_file (struct file_copy *fc, struct engine_plan *p)
   bool seek = !fc->stream && sparse_scan (fc->src_fd, &fc->src_st,
                                           &first_data);
   f->scan = seek ? ENGINE_SCAN_LSEEK : ENGINE_SCAN_PLAIN;
-  f->ran = !seek || first_data >= 0;
+  fc->no_data = seek && first_data < 0;
+  f->ran = !fc->no_data;
   *p = (struct engine_plan) { .then = ENGINE_THEN_FIRST, .seek_holes = seek,
                               .io_size = fc->ctx->cfg.buffer_size };
   plan_holes (fc, p);
@@ -227,7 +243,15 @@ plan_file (struct file_copy *fc, struct engine_plan *p)
     .seek_holes = seek, .fill_holes = seek && !p->make_holes,
     .align = 1, .ext_end = -1,
   };
-  if (f->reflink_allowed && !p->zero_detect)
+  struct engine_report *rep = &fc->res->report;
+  if (f->reflink_allowed && p->zero_detect)
+    rep->offload_why = "not tried: all-zero blocks are made holes"
+                       " (--sparse=always), which copy_file_range would"
+                       " copy";
+  /* Nothing for copy_file_range to move: the size alone is set.  */
+  if (f->reflink_allowed && !p->zero_detect && fc->no_data)
+    rep->offload_why = "not needed: the source is all holes";
+  if (f->reflink_allowed && !p->zero_detect && !fc->no_data)
     {
       /* GNU cp tries copy_file_range whenever reflinks are allowed and no
          zero blocks are looked for.  */
@@ -261,6 +285,12 @@ plan_rest (struct file_copy *fc, struct engine_plan const *prev,
     .holes_why = prev->holes_why };
   if (then == ENGINE_THEN_REST)
     {
+      /* Why copy_file_range stopped is the offload's story (its
+         report); this plan's reason is the method it chose.  */
+      struct engine_report *rep = &fc->res->report;
+      rep->offload_why = why;
+      rep->offload_errno = err;
+      p->why_errno = 0;
       plan_method (fc, p);
       return;
     }

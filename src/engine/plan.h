@@ -41,6 +41,7 @@ struct file_copy
   struct stat src_st, dst_st;
   bool stream;            /* the source is read at its position */
   bool sequential;        /* the destination cannot seek: write in order */
+  bool no_data;           /* SEEK_DATA found none: the source is all holes */
   struct chunker chunks;  /* what is left to copy */
   off_t ended_at;         /* where the source said end of file, or -1 */
   struct engine_result *res;
