@@ -65,6 +65,8 @@ blocks=$(ls ex | sort -n)
 cat >prelude.bash <<'EOF'
 set -e -o pipefail
 readme_bg=
+# A block that fails part way leaves no copy stopped behind.
+trap 'for p in $readme_bg; do kill -CONT "$p" 2>/dev/null || :; done' EXIT
 # readme_started PID: a command put in the background is under way (it
 # holds its --bwlimit notice, or has written) and stopped, until the end.
 readme_started () {
