@@ -7,7 +7,8 @@
 # checked word for word.  completion/_cp8M, run by a real zsh through a
 # pseudo-terminal (zpty), offers the same long options and the same value
 # lists.  CP8M_COMPLETION_DIR may name another directory holding both
-# files (to see this test fail on a broken copy).
+# files (to see this test fail on a broken copy).  And make install puts
+# both where bash-completion and zsh look, under DATADIR, by default.
 . "${abs_top_srcdir:-.}/tests/init.sh"
 
 dir=${CP8M_COMPLETION_DIR:-$abs_top_srcdir/completion}
@@ -16,6 +17,26 @@ zsh_file=$dir/_cp8M
 [ -r "$bash_file" ] || fail "cannot read $bash_file"
 [ -r "$zsh_file" ] || fail "cannot read $zsh_file"
 command -v bash >/dev/null || skip "bash missing"
+
+# --- make install ------------------------------------------------------------
+
+# A default configure (no --with-*-completion-dir) installs both files
+# under DATADIR, whether or not bash-completion and zsh are on the build
+# host (configure no longer looks): only the two install rules are run,
+# into a scratch DESTDIR with a prefix of its own.
+if grep -q -e '--with-bash-completion-dir' -e '--with-zsh-completion-dir' \
+     "$abs_top_builddir/config.status" 2>/dev/null; then
+  note "configured with a completion directory of its own: install not checked"
+else
+  MAKEFLAGS= make -s -C "$abs_top_builddir" install-dist_bashcompletionDATA \
+    install-dist_zshcompletionDATA DESTDIR="$work/dest" prefix=/opt/c8 \
+    >install.out 2>&1 || fail "make install of the completion failed: $(cat install.out)"
+  for f in /opt/c8/share/bash-completion/completions/cp8M \
+           /opt/c8/share/zsh/site-functions/_cp8M; do
+    cmp "$work/dest$f" "$abs_top_srcdir/completion/${f##*/}" ||
+      fail "make install did not install $f: $(cd dest && find . -type f)"
+  done
+fi
 
 # --- What --help lists. ---------------------------------------------------
 
