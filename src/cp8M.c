@@ -311,30 +311,38 @@ backup_of_itself (struct cp8m_options *o, char const *src, char const *dest)
   return xstrdup (dest);
 }
 
-/* What --stats-file needs at the end, for a run that exits early.
-   Static, as the signal handler writes the file through FILE too.  */
+/* What the report at the end needs (--stats, --stats-file), and for a
+   run that exits early, what --stats-file needs.  Static, as the signal
+   handler writes the file through FILE too.  */
 static struct ending
 {
   struct cp8m_options const *o;
   struct stats *stats;
+  bool has_file;            /* --stats-file, to be written at every end */
   struct whole file;
   bool written;
   uintmax_t buffer_bytes;
 } ending;
 
-/* Write --stats-file, with EXIT_STATUS; once.  Return true, or false
-   after a message.  */
+/* The report at the end, with EXIT_STATUS: --stats's in FORMAT on
+   stderr, and --stats-file's, once.  Return true, or false after a
+   message.  */
 static bool
-write_stats_file (int exit_status)
+write_reports (enum stats_format format, int exit_status)
 {
-  ending.written = true;
-  /* For good: a signal that comes now finds the report said, and leaves
-     the status it says.  */
-  dest_hold_signals ();
+  struct whole *w = NULL;
+  if (ending.has_file)
+    {
+      ending.written = true;
+      /* For good: a signal that comes now finds the report said, and
+         leaves the status it says.  */
+      dest_hold_signals ();
+      w = &ending.file;
+    }
   struct stats_end e = { exit_status, diag_error_count (),
                          ending.buffer_bytes, ending.o->verify,
                          ending.o->sync, sync_failures () };
-  return stats_file_write (&ending.file, ending.stats, &e);
+  return stats_report (ending.stats, format, w, &e);
 }
 
 /* An exit before the end of main is a failure (error () with a status,
@@ -343,7 +351,7 @@ static void
 write_stats_file_at_exit (void)
 {
   if (!ending.written)
-    write_stats_file (EXIT_FAILURE);
+    write_reports (STATS_NONE, EXIT_FAILURE);
 }
 
 /* The report files asked for, in R (N of them), each prepared in its W:
@@ -466,7 +474,7 @@ begin_report (struct report const *r, bool sync)
   else if (stats)
     {
       dest_hold_signals ();
-      ok = stats_file_begin (r->w, sync);
+      ok = stats_file_begin (r->w, ending.stats, sync);
       dest_release_signals ();
     }
   if (!ok)
@@ -575,11 +583,14 @@ main (int argc, char **argv)
 
   /* --stats-file is written at every end: one that exits early (a
      missing target directory) too, by the atexit handler.  */
+  ending.o = &o;
+  ending.stats = &stats;
+  /* The JSON object lists every failure.  */
+  if (o.stats == STATS_JSON || o.stats_file)
+    diag_keep_failures ();
   if (o.stats_file && checkable)
     {
-      diag_keep_failures ();
-      ending.o = &o;
-      ending.stats = &stats;
+      ending.has_file = true;
       atexit (write_stats_file_at_exit);
     }
 
@@ -684,11 +695,8 @@ main (int argc, char **argv)
   if (c.stats)
     c.stats->bwlimit = atomic_load (&meter.limit);
   ending.buffer_bytes = engine_buffer_bytes (eng);
-  if (o.stats != STATS_NONE)
-    stats_print (c.stats, o.stats, diag_error_count (),
-                 engine_buffer_bytes (eng));
-  if (o.stats_file)
-    ok &= write_stats_file (ok ? EXIT_SUCCESS : EXIT_FAILURE);
+  if (o.stats != STATS_NONE || o.stats_file)
+    ok &= write_reports (o.stats, ok ? EXIT_SUCCESS : EXIT_FAILURE);
   seen_free (c.links);
   marks_free (c.created);
   marks_free (c.operands);

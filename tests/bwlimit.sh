@@ -3,8 +3,9 @@
 # (direct, buffered, a stream, a sparse file), moved in pieces small
 # enough for the limit; the status line and --stats name the limit in
 # force; a running copy takes a new one from "cp8M --bwlimit=RATE
-# --pid=PID", which refuses a process that is not a cp8M (and leaves it
-# alive) and one the user may not signal.  The rate is checked only from
+# --pid=PID", and its rate "now" follows within 2 s; --pid refuses a
+# process that is not a cp8M (and leaves it alive) and one the user may
+# not signal.  The rate is checked only from
 # above, on cp8M's own clock: a busy machine writes less, never more, so
 # no run fails for being slow (bench/bwlimit measures how close it is).
 . "${abs_top_srcdir:-.}/tests/init.sh"
@@ -117,4 +118,31 @@ tr ',' '\n' <json | awk -F: '$1 == "\"bytes\"" { b = $2 }
           exit !(b == 6291456 && t > 0 && r <= 2 * 1.01) }' >rate ||
   fail "--bwlimit=2M: $(cat rate) over 3 s: more than the limit ($(cat json))"
 note "--bwlimit=2M over 3 s: $(cat rate)"
+
+# 6. The status line's rate "now" follows a lower limit within 2 s (issue
+#    53): after 1.5 s at 16 MiB/s the limit drops to 2 MiB/s, and a line
+#    asked for a second later shows no more than twice the new limit
+#    (what was in flight at the old pace to spare; about 2.7 MiB/s).  A
+#    window that still holds the old pace then shows 5 MiB/s and more.
+#    From above only, as in 5: a slow machine shows less, and passes.
+head -c 64M /dev/urandom >drop
+cp8M --bwlimit=16M drop dropcopy 2>err &
+copy=$!
+_i=0
+while [ "$(awk '/^wchar/ { print $2 }' /proc/$copy/io)" -lt $((24 * 1048576)) ] &&
+      [ $_i -lt 3000 ]; do sleep 0.01; _i=$((_i + 1)); done
+cp8M --bwlimit=2M --pid=$copy >out || fail "--pid failed"
+sleep 1
+line=$(status 1)
+cp8M --bwlimit=512M --pid=$copy >out || fail "--pid failed"
+wait $copy || fail "the copy failed: $(cat err)"
+cmp drop dropcopy || fail "the copy with a lower limit differs"
+echo "$line" | awk '{ for (i = 3; i <= NF; i++)
+                        if ($i == "now,") { v = $(i - 2); u = $(i - 1) }
+                      if (u == "KiB/s") v /= 1024
+                      else if (u == "B/s") v = 0
+                      else if (u != "MiB/s") v = 1e9
+                      exit !(v <= 4) }' ||
+  fail "the rate now does not follow the limit: $line"
+note "2 MiB/s for 1 s after 16 MiB/s: $line"
 exit 0

@@ -230,4 +230,45 @@ done
   fail "--progress -r under ulimit -n 32 failed: $(cat err)"
 diff -r deep deep2 || fail "the tree copied under ulimit -n 32 differs"
 grep -q '^copied .*, 24 files$' err || fail "final line: $(cat err)"
+
+# 7. The clocks show time that has passed (issue 53): each plain line's
+#    "M:SS elapsed" is at most the whole seconds since the test started
+#    cp8M, as the line is read (after cp8M printed it); the status
+#    line's "in T s" and the final line's at most the tenths.  The limit
+#    makes the copy last 2.5 s at least, so that lines come past whole
+#    seconds; a slower machine only gives the clocks more room.
+head -c $((10*M)) /dev/urandom >clock
+cat >clocks.py <<'EOF'
+import re, signal, subprocess, sys, time
+start = time.monotonic()
+cp = subprocess.Popen(sys.argv[1:], stderr=subprocess.PIPE, text=True)
+asked = False
+bad = 0
+for line in cp.stderr:
+    now = time.monotonic() - start
+    line = line.rstrip("\n")
+    m = re.search(r"  (\d+):(\d\d) elapsed  ", line)
+    if m:
+        shown = int(m.group(1)) * 60 + int(m.group(2))
+        print("%.3f s: %s" % (now, line))
+        bad += shown > int(now)
+        if not asked:
+            cp.send_signal(signal.SIGUSR1)
+            asked = True
+        continue
+    m = re.search(r"written in (\d+\.\d) s|^copied .* in (\d+\.\d) s", line)
+    if m:
+        if line.startswith("copied"):
+            cp.wait()
+            now = time.monotonic() - start
+        shown = float(m.group(1) or m.group(2))
+        print("%.3f s: %s" % (now, line))
+        bad += shown > int(now * 10) / 10 + 1e-9
+sys.exit(cp.wait() or bad)
+EOF
+"$PY" clocks.py "$CP8M" --progress=always --bwlimit=4M clock clock.copy \
+  >clocks || fail "a clock ahead of the time gone by: $(cat clocks)"
+grep -q " elapsed " clocks && grep -q " written in " clocks &&
+  grep -q "^[0-9.]* s: copied " clocks || fail "lines missing: $(cat clocks)"
+cmp clock clock.copy || fail "the timed copy differs"
 exit 0

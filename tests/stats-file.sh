@@ -1,7 +1,8 @@
 #!/bin/sh
-# --stats-file=FILE (issue 41): the JSON of --stats=json and what a
-# backup script needs besides (exit status, each failed file's names and
-# message, what --verify and --sync found), always written: after a
+# --stats-file=FILE (issue 41): the JSON of --stats=json, byte for byte
+# (issue 53), with what a backup script needs (exit status, each failed
+# file's names, message and errno name, what --verify and --sync found,
+# the start and end times), always written: after a
 # clean run, after failed files, and after a failure before the first
 # copy (a missing target directory).  A file that cannot be written is
 # known before anything is copied.  FILE is replaced whole (a temporary
@@ -37,7 +38,7 @@ cp8M --stats-file=bad.json a nope d out 2>err && fail "a run with failures exite
 [ "$(field bad.json '$j->{exit_status}')" = 1 ] || fail "exit_status: $(cat bad.json)"
 [ "$(field bad.json '$j->{errors}')" = 2 ] || fail "errors: $(cat bad.json)"
 [ "$(field bad.json '$j->{failures}')" = \
-  '[{"destination":"out/nope","message":"cannot stat '"'nope'"': No such file or directory","source":"nope"},{"destination":"out/d","message":"-r not specified; omitting directory '"'d'"'","source":"d"}]' ] ||
+  '[{"destination":"out/nope","errno":"ENOENT","message":"cannot stat '"'nope'"': No such file or directory","source":"nope"},{"destination":"out/d","errno":null,"message":"-r not specified; omitting directory '"'d'"'","source":"d"}]' ] ||
   fail "failures: $(field bad.json '$j->{failures}')"
 # The messages are those on stderr, word for word.
 field bad.json 'join "\n", map { "cp8M: $_->{message}" } @{$j->{failures}}' >msgs
@@ -59,12 +60,16 @@ expect 1 "cp8M: cannot create statistics file 'nodir/s.json': No such file or di
   cp8M --stats-file=nodir/s.json a new
 [ ! -e new ] || fail "a copy was made although the stats file could not be"
 
-# 5. --stats=json on stderr is the same object, less the file's own
-#    fields; an old FILE is replaced whole.
+# 5. --stats=json on stderr is the same object, byte for byte, with the
+#    run's start and end as RFC 3339 times; an old FILE is replaced whole.
 cp8M --stats=json --stats-file=ok.json a out/a2 2>json || fail "--stats=json failed"
-field ok.json 'delete @$j{qw(state exit_status failures verify sync elapsed_seconds mib_per_second)}; $j' >from-file
-perl -MJSON::PP -e 'local $/; my $j = decode_json (<STDIN>);
-  delete @$j{qw(elapsed_seconds mib_per_second)};
-  print JSON::PP->new->canonical->encode ($j), "\n"' <json >from-stderr
-cmp from-file from-stderr || fail "the two objects differ: $(cat from-file from-stderr)"
+cmp json ok.json || fail "the two objects differ: $(cat json ok.json)"
+start=$(field ok.json '$j->{start}') && end=$(field ok.json '$j->{end}') ||
+  fail "no start or end: $(cat ok.json)"
+s=$(date -d "$start" +%s%3N) && e=$(date -d "$end" +%s%3N) ||
+  fail "start or end not a date: $start $end"
+[ "$s" -le "$e" ] || fail "start after end: $start $end"
+# And with failures: the same, each failure with its errno name.
+cp8M --stats=json --stats-file=bad2.json a nope out 2>err2 && fail "nope copied"
+tail -n 1 err2 | cmp - bad2.json || fail "the objects differ: $(cat err2 bad2.json)"
 exit 0

@@ -513,6 +513,7 @@ keep (char const *msg, int errnum)
   struct diag_failure *f = &kept.v[kept.n++];
   f->source = node.source ? xstrdup (node.source) : NULL;
   f->destination = node.destination ? xstrdup (node.destination) : NULL;
+  f->errnum = errnum;
   if (!errnum)
     f->message = xstrdup (msg);
   else if (asprintf (&f->message, "%s: %s", msg, strerror (errnum)) < 0)

@@ -127,12 +127,14 @@ _Noreturn void diag_error_exit (int status, int errnum,
   ((status) ? diag_error_exit (status, errnum, __VA_ARGS__) \
             : diag_error (0, errnum, __VA_ARGS__))
 
-/* One error message kept: the node being copied (NULL outside one), and
-   the message as printed after the program's name.  */
+/* One error message kept: the node being copied (NULL outside one), the
+   message as printed after the program's name, and the errno value that
+   ended it (0 when the message gives no system cause).  */
 struct diag_failure
 {
   char *source, *destination;
   char *message;
+  int errnum;
 };
 
 /* ---- messages held for their turn (jobs.h) ---- */

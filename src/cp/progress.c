@@ -34,8 +34,12 @@ enum { MONITOR_STACK = 256 * 1024 };
 /* Ticks of the monitor: the line is redrawn at most this often.  */
 enum { TICK_MS = 250 };
 
-/* The rate is the average over the last RATE_SAMPLES ticks (5 s).  */
-enum { RATE_SAMPLES = 20 };
+/* The rate is the average over the last RATE_SAMPLES ticks (2 s): short
+   enough that a new --bwlimit shows within two seconds (it also starts
+   the window afresh, rate_restart), long enough to hold many of the
+   pieces the meter paces (a twentieth of a second each) or of the
+   buffers written, so that the number stays steady enough to read.  */
+enum { RATE_SAMPLES = 8 };
 
 /* Room for the current file's name; longer names keep their ends.  */
 enum { NAME_MAX_SHOWN = 1024 };
@@ -136,13 +140,14 @@ human (char *out, size_t size, unsigned long long bytes)
             v, units[u]);
 }
 
-/* SECONDS as "0:07", "12:34" or "3:04:05".  */
+/* SECONDS as "0:07", "12:34" or "3:04:05": rounded UP (a time left:
+   "0:00" while data is left would be a promise broken), or down (a time
+   gone by: 2.9 s is not yet "0:03").  */
 static void
-clock_time (char *out, size_t size, double seconds)
+clock_time (char *out, size_t size, double seconds, bool up)
 {
-  /* Rounded up: "0:00" while data is left would be a promise broken.  */
   unsigned long s = seconds < 0 ? 0
-                    : seconds > 3.6e8 ? 3.6e8 : seconds + 0.999;
+                    : seconds > 3.6e8 ? 3.6e8 : seconds + (up ? 0.999 : 0);
   if (s >= 3600)
     snprintf (out, size, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
   else
@@ -228,8 +233,17 @@ append_name (char *out, size_t size, char const *name, int width)
   out[at] = '\0';
 }
 
-/* The rate over the last few seconds, in bytes per second, after noting
-   BYTES written at T.  */
+/* Seconds gone by, for "in 4.1 s": cut to the tenth below, not rounded,
+   so that the time shown has passed.  */
+static double
+tenths (double t)
+{
+  return t > 0 ? (unsigned long long) (t * 10) / 10.0 : 0;
+}
+
+/* The rate over the last two seconds (since the last change of limit,
+   if that is nearer), in bytes per second, after noting BYTES written
+   at T.  */
 static double
 rate (struct progress *p, double t, unsigned long long bytes)
 {
@@ -253,6 +267,18 @@ done_units (struct progress const *p)
 {
   return atomic_load_explicit (&p->meter->written, memory_order_relaxed)
          + atomic_load_explicit (&p->meter->verified, memory_order_relaxed);
+}
+
+/* A new limit is in force from now: the rate counts from here, with no
+   sample from before it, so that the old pace does not linger in the
+   number.  */
+static void
+rate_restart (struct progress *p)
+{
+  p->samples[0].t = elapsed (p);
+  p->samples[0].bytes = done_units (p);
+  p->n_samples = 1;
+  p->next_sample = 1 % RATE_SAMPLES;
 }
 
 /* The parts of the line, in the order they are given up when the
@@ -305,7 +331,7 @@ format_line (struct progress *p, char *out, size_t size, int width)
       human (lim, sizeof lim, bw);
       snprintf (part[P_LIMIT], sizeof part[P_LIMIT], "(limit %s/s)", lim);
     }
-  clock_time (when, sizeof when, t);
+  clock_time (when, sizeof when, t, false);
   snprintf (part[P_ELAPSED], sizeof part[P_ELAPSED], "%s elapsed", when);
   unsigned long long total = tot.bytes * (p->o->verify ? 2 : 1);
   if (!tot.done)
@@ -325,7 +351,7 @@ format_line (struct progress *p, char *out, size_t size, int width)
                     (int) (100.0 * done / total));
           char left[32] = "-:--";
           if (r > 0)
-            clock_time (left, sizeof left, (total - done) / r);
+            clock_time (left, sizeof left, (total - done) / r, true);
           snprintf (part[P_ETA], sizeof part[P_ETA], "ETA %s", left);
         }
       else
@@ -545,7 +571,7 @@ print_status (struct progress *p)
       strcat (limit, "/s");
     }
   fprintf (stderr, "%s: %s written in %.1f s, %s/s on average, %s/s now%s"
-           "%s%s\n", program_name, now, t, speed, current, limit,
+           "%s%s\n", program_name, now, tenths (t), speed, current, limit,
            quoted ? ", copying " : "", quoted ? quoted : "");
   fflush (stderr);
   funlockfile (stderr);
@@ -568,7 +594,10 @@ monitor_main (void *arg)
       if (atomic_load (&p->stop))
         break;
       if (sig == LIMIT_SIGNAL)
-        limit_receive (&info, &p->meter->limit);
+        {
+          if (limit_receive (&info, &p->meter->limit))
+            rate_restart (p);
+        }
       else if (sig > 0)
         {
           /* A new limit sent before the status request is shown by it,
@@ -578,7 +607,8 @@ monitor_main (void *arg)
           sigaddset (&lim, LIMIT_SIGNAL);
           struct timespec none = { 0, 0 };
           while (sigtimedwait (&lim, &info, &none) == LIMIT_SIGNAL)
-            limit_receive (&info, &p->meter->limit);
+            if (limit_receive (&info, &p->meter->limit))
+              rate_restart (p);
           print_status (p);
         }
       else if (sig < 0 && errno == EAGAIN)
@@ -704,6 +734,31 @@ progress_file_end (struct progress *p, bool copied)
   pthread_mutex_unlock (&p->lock);
 }
 
+/* The final line, in fewer than WIDTH columns if it can be: "copied
+   4.00 GiB in 5.1 s (803 MiB/s), 32 files"; narrower, without the rate
+   (the bytes and the time give it), then without the files: "copied
+   4.00 GiB in 5.1 s" fits 40 columns whatever the numbers.  */
+static void
+final_line (struct progress *p, char *out, size_t size, int width)
+{
+  double exact = elapsed (p), t = tenths (exact);
+  unsigned long long bytes = atomic_load (&p->meter->written);
+  char all[32], speed[32], files[48];
+  human (all, sizeof all, bytes);
+  human (speed, sizeof speed, exact > 0 ? bytes / exact : 0);
+  snprintf (files, sizeof files, "%lu file%s", p->files_copied,
+            p->files_copied == 1 ? "" : "s");
+  /* The pieces are ASCII: bytes are columns.  */
+  snprintf (out, size, "copied %s in %.1f s (%s/s), %s", all, t, speed,
+            files);
+  if (strlen (out) < (size_t) width)
+    return;
+  snprintf (out, size, "copied %s, %s in %.1f s", all, files, t);
+  if (strlen (out) < (size_t) width)
+    return;
+  snprintf (out, size, "copied %s in %.1f s", all, t);
+}
+
 void
 progress_finish (struct progress *p)
 {
@@ -737,13 +792,12 @@ progress_finish (struct progress *p)
      for any line to be drawn; for logs (--progress=always) too.  */
   else if (p->live || p->shown || p->o->progress == PROGRESS_ALWAYS)
     {
-      double t = elapsed (p);
-      unsigned long long bytes = atomic_load (&p->meter->written);
-      char all[32], speed[32];
-      human (all, sizeof all, bytes);
-      human (speed, sizeof speed, t > 0 ? bytes / t : 0);
-      fprintf (stderr, "copied %s in %.1f s (%s/s), %lu file%s\n", all, t,
-               speed, p->files_copied, p->files_copied == 1 ? "" : "s");
+      char line[256];
+      /* As wide as the progress line may be (a log's: unless COLUMNS
+         says, as wide as it needs).  */
+      int width = p->live || getenv ("COLUMNS") ? columns () : INT_MAX;
+      final_line (p, line, sizeof line, width);
+      fprintf (stderr, "%s\n", line);
     }
   funlockfile (stderr);
   pthread_mutex_destroy (&p->lock);

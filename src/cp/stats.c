@@ -24,6 +24,7 @@ stats_start (struct stats *s)
 {
   *s = (struct stats) { 0 };
   clock_gettime (CLOCK_MONOTONIC, &s->start);
+  clock_gettime (CLOCK_REALTIME, &s->start_wall);
 }
 
 bool
@@ -317,6 +318,32 @@ json_name (FILE *f, char const *key, char const *s)
     }
 }
 
+/* The wall-clock time T in RFC 3339's form, in UTC to the millisecond,
+   quoted for JSON: "2026-12-05T08:40:01.123+00:00" ("+00:00" rather than
+   "Z", which older parsers refuse); or null, for a time gmtime cannot
+   break down.  */
+static void
+json_time_value (char *buf, size_t size, struct timespec t)
+{
+  struct tm tm;
+  time_t sec = t.tv_sec;
+  char day[64];
+  if (!gmtime_r (&sec, &tm)
+      || !strftime (day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm))
+    snprintf (buf, size, "null");
+  else
+    snprintf (buf, size, "\"%s.%03ld+00:00\"", day, t.tv_nsec / 1000000);
+}
+
+/* The member KEY with the time T, as json_time_value writes it.  */
+static void
+json_time (FILE *f, char const *key, struct timespec t)
+{
+  char value[96];
+  json_time_value (value, sizeof value, t);
+  fprintf (f, ",\"%s\":%s", key, value);
+}
+
 /* T as a JSON object: {"reason": files, ...}, reasons in LOC.  */
 static void
 json_reasons (FILE *f, char const *name, struct stats_reason const *t,
@@ -335,9 +362,12 @@ json_reasons (FILE *f, char const *name, struct stats_reason const *t,
   putc ('}', f);
 }
 
+/* The counters of S, what main counted (ERRORS, BUFFER_BYTES), and the
+   run's times: the wall clock at the start and at END, and US, the
+   microseconds in between as the monotonic clock counts them.  */
 static void
-print_json (FILE *f, struct stats const *s, unsigned long errors,
-            uintmax_t buffer_bytes, uintmax_t us)
+print_counts (FILE *f, struct stats const *s, unsigned long errors,
+              uintmax_t buffer_bytes, struct timespec end, uintmax_t us)
 {
   uintmax_t rate = rate_milli_mib (s->bytes, us);
   fprintf (f, "{\"schema\":\"cp8M-stats\",\"version\":1"
@@ -355,11 +385,13 @@ print_json (FILE *f, struct stats const *s, unsigned long errors,
   if (c)
     freelocale (c);
   fprintf (f, ",\"bwlimit\":%ju", s->bwlimit);
-  fprintf (f, ",\"changed\":%ju,\"errors\":%lu"
-           ",\"elapsed_seconds\":%ju.%06ju,\"mib_per_second\":%ju.%03ju"
+  fprintf (f, ",\"changed\":%ju,\"errors\":%lu", s->changed, errors);
+  json_time (f, "start", s->start_wall);
+  json_time (f, "end", end);
+  fprintf (f, ",\"elapsed_seconds\":%ju.%06ju,\"mib_per_second\":%ju.%03ju"
            ",\"buffer_bytes\":%ju",
-           s->changed, errors, us / 1000000, us % 1000000,
-           rate / 1000, rate % 1000, buffer_bytes);
+           us / 1000000, us % 1000000, rate / 1000, rate % 1000,
+           buffer_bytes);
 }
 
 /* N and the noun for it: "1 file", "2 files".  */
@@ -449,22 +481,6 @@ print_text (FILE *f, struct stats const *s, unsigned long errors,
              human (a, sizeof a, s->bwlimit));
 }
 
-void
-stats_print (struct stats const *s, enum stats_format format,
-             unsigned long errors, uintmax_t buffer_bytes)
-{
-  /* -v's and --debug's lines are stdout's, and come first.  */
-  fflush (stdout);
-  uintmax_t us = elapsed_us (s);
-  if (format == STATS_JSON)
-    {
-      print_json (stderr, s, errors, buffer_bytes, us);
-      fputs ("}\n", stderr);
-    }
-  else
-    print_text (stderr, s, errors, buffer_bytes, us);
-  fflush (stderr);
-}
 
 void
 stats_verify (struct stats *s, struct engine_verify_result const *vr)
@@ -479,9 +495,54 @@ stats_verify (struct stats *s, struct engine_verify_result const *vr)
     s->unverified++;
 }
 
-/* ---- --stats-file ---- */
 
-/* The messages kept, as a JSON array of objects.  */
+/* ---- the end of a run: --stats and --stats-file ---- */
+
+/* The symbolic name of the errno value E ("ENOSPC"), or NULL for 0 and
+   for a value without one.  glibc 2.32 and later know every name; other
+   C libraries (musl has no strerrorname_np) get the table below, the
+   causes a copy meets.  */
+static char const *
+errno_name (int e)
+{
+  if (!e)
+    return NULL;
+#if defined __GLIBC__ && defined __GLIBC_PREREQ
+# if __GLIBC_PREREQ (2, 32)
+#  define HAVE_ERRNO_NAMES 1
+  return strerrorname_np (e);
+# endif
+#endif
+#ifndef HAVE_ERRNO_NAMES
+# define NAMED(e) { e, #e }
+  static struct { int e; char const *name; } const names[] = {
+    NAMED (EPERM), NAMED (ENOENT), NAMED (EINTR), NAMED (EIO),
+    NAMED (ENXIO), NAMED (E2BIG), NAMED (EBADF), NAMED (EAGAIN),
+    NAMED (ENOMEM), NAMED (EACCES), NAMED (EFAULT), NAMED (EBUSY),
+    NAMED (EEXIST), NAMED (EXDEV), NAMED (ENODEV), NAMED (ENOTDIR),
+    NAMED (EISDIR), NAMED (EINVAL), NAMED (ENFILE), NAMED (EMFILE),
+    NAMED (ETXTBSY), NAMED (EFBIG), NAMED (ENOSPC), NAMED (ESPIPE),
+    NAMED (EROFS), NAMED (EMLINK), NAMED (EPIPE), NAMED (ERANGE),
+    NAMED (EDEADLK), NAMED (ENAMETOOLONG), NAMED (ENOLCK), NAMED (ENOSYS),
+    NAMED (ENOTEMPTY), NAMED (ELOOP), NAMED (ENODATA), NAMED (EOVERFLOW),
+    NAMED (EILSEQ), NAMED (EOPNOTSUPP), NAMED (ENOTSUP), NAMED (ENOTCONN),
+    NAMED (ETIMEDOUT), NAMED (ECONNREFUSED), NAMED (EHOSTDOWN),
+    NAMED (EHOSTUNREACH), NAMED (ESTALE), NAMED (EDQUOT), NAMED (ECANCELED),
+    NAMED (EOWNERDEAD), NAMED (ENOTRECOVERABLE),
+  };
+# undef NAMED
+  /* The first of two names for one value (EOPNOTSUPP and ENOTSUP on
+     Linux), as glibc says it.  */
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (names[i].e == e)
+      return names[i].name;
+  return NULL;
+#endif
+}
+
+/* The messages kept, as a JSON array of objects: each with the node it
+   was about, the message, and the errno name of its cause (null when
+   the message names no system cause, or the name is unknown).  */
 static void
 json_failures (FILE *f)
 {
@@ -496,9 +557,38 @@ json_failures (FILE *f)
       json_name (f, "destination", v[i].destination);
       putc (',', f);
       json_name (f, "message", v[i].message);
+      putc (',', f);
+      json_name (f, "errno", errno_name (v[i].errnum));
       putc ('}', f);
     }
   putc (']', f);
+}
+
+/* The run's one JSON object, the same for --stats=json and --stats-file:
+   S's counters, E's ending, and the times up to now.  Return it as one
+   line ending in a newline, allocated, its length in *LEN.  */
+static char *
+json_object (struct stats const *s, struct stats_end const *e, size_t *len)
+{
+  char *text = NULL;
+  FILE *f = open_memstream (&text, len);
+  if (!f)
+    xalloc_die ();
+  /* The end, then the time since the start: one moment for both.  */
+  struct timespec end;
+  clock_gettime (CLOCK_REALTIME, &end);
+  print_counts (f, s, e->errors, e->buffer_bytes, end, elapsed_us (s));
+  fprintf (f, ",\"state\":\"finished\",\"exit_status\":%d", e->exit_status);
+  json_failures (f);
+  fprintf (f, ",\"verify\":{\"asked\":%s,\"checked\":%ju"
+           ",\"differed\":%ju,\"not_checked\":%ju}",
+           e->verify ? "true" : "false", s->verified, s->verify_failed,
+           s->unverified);
+  fprintf (f, ",\"sync\":{\"asked\":%s,\"failed\":%lu}}\n",
+           e->sync ? "true" : "false", e->sync_failed);
+  if (fclose (f) != 0)
+    xalloc_die ();
+  return text;
 }
 
 /* Write TEXT, LEN bytes, to W (flushed with SYNC).  Return true, or
@@ -512,13 +602,56 @@ write_report (struct whole *w, char const *text, size_t len, bool sync)
   return ok;
 }
 
-/* The object of a run that has not ended: "running", or, written by the
-   signal handler, "killed" (the numbers filled in then).  */
-static int
-unfinished (char *buf, size_t size, char const *state)
+bool
+stats_report (struct stats const *s, enum stats_format format,
+              struct whole *w, struct stats_end const *e)
 {
+  /* -v's and --debug's lines are stdout's, and come first.  */
+  fflush (stdout);
+  bool ok = true;
+  struct stats_end end = *e;
+  char *text = NULL;
+  size_t len = 0;
+  if (w)
+    {
+      text = json_object (s, &end, &len);
+      /* Nothing written by a signal from now on: the final object is.  */
+      whole_disarm ();
+      ok = write_report (w, text, len, end.sync);
+    }
+  if (!ok)
+    {
+      /* The file is not there, and stderr says so (one more error, a
+         failed run): the object printed there tells the same.  */
+      end.exit_status = EXIT_FAILURE;
+      end.errors = diag_error_count ();
+      free (text);
+      text = NULL;
+    }
+  if (format == STATS_JSON)
+    {
+      if (!text)
+        text = json_object (s, &end, &len);
+      fwrite (text, 1, len, stderr);
+    }
+  else if (format == STATS_TEXT)
+    print_text (stderr, s, end.errors, end.buffer_bytes, elapsed_us (s));
+  fflush (stderr);
+  free (text);
+  return ok;
+}
+
+/* The object of a run that has not ended, started at START: "running",
+   or, written by the signal handler, "killed" (the numbers filled in
+   then).  */
+static int
+unfinished (char *buf, size_t size, char const *state, struct timespec start)
+{
+  char when[96];
+  json_time_value (when, sizeof when, start);
   int n = snprintf (buf, size, "{\"schema\":\"cp8M-stats\",\"version\":1"
-                    ",\"state\":\"%s\",\"pid\":%ld", state, (long) getpid ());
+                    ",\"state\":\"%s\",\"pid\":%ld,\"start\":%s", state,
+                    (long) getpid (), when);
   if (strcmp (state, "killed") == 0)
     n += snprintf (buf + n, size - n, ",\"signal\":NN,\"exit_status\":SSS");
   n += snprintf (buf + n, size - n, "}\n");
@@ -526,48 +659,21 @@ unfinished (char *buf, size_t size, char const *state)
 }
 
 bool
-stats_file_begin (struct whole *w, bool sync)
+stats_file_begin (struct whole *w, struct stats const *s, bool sync)
 {
-  char text[160];
+  char text[256];
   size_t len;
   /* A regular file gets "running" at once, so that the last run's report
      is gone before this one copies anything; a pipe or a device gets
      only the final object, its reader sees the end anyway.  */
   if (w->kind == WHOLE_REPLACE || w->in_place)
     {
-      len = unfinished (text, sizeof text, "running");
+      len = unfinished (text, sizeof text, "running", s->start_wall);
       if (!write_report (w, text, len, sync))
         return false;
     }
-  len = unfinished (text, sizeof text, "killed");
+  len = unfinished (text, sizeof text, "killed", s->start_wall);
   char const *sig = strstr (text, "NN"), *status = strstr (text, "SSS");
   whole_arm (w, text, len, status - text, sig - text);
   return true;
-}
-
-bool
-stats_file_write (struct whole *w, struct stats const *s,
-                  struct stats_end const *e)
-{
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&text, &len);
-  if (!f)
-    xalloc_die ();
-  print_json (f, s, e->errors, e->buffer_bytes, elapsed_us (s));
-  fprintf (f, ",\"state\":\"finished\",\"exit_status\":%d", e->exit_status);
-  json_failures (f);
-  fprintf (f, ",\"verify\":{\"asked\":%s,\"checked\":%ju"
-           ",\"differed\":%ju,\"not_checked\":%ju}",
-           e->verify ? "true" : "false", s->verified, s->verify_failed,
-           s->unverified);
-  fprintf (f, ",\"sync\":{\"asked\":%s,\"failed\":%lu}}\n",
-           e->sync ? "true" : "false", e->sync_failed);
-  if (fclose (f) != 0)
-    xalloc_die ();
-  /* Nothing written by a signal from now on: the final object is.  */
-  whole_disarm ();
-  bool ok = write_report (w, text, len, e->sync);
-  free (text);
-  return ok;
 }

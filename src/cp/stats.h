@@ -44,6 +44,8 @@ enum stats_kind
 struct stats
 {
   struct timespec start;   /* CLOCK_MONOTONIC, at the start of main */
+  struct timespec start_wall;  /* CLOCK_REALTIME then: the report's
+                                  "start" */
   uintmax_t files;         /* regular files copied (--attributes-only's
                               included) */
   uintmax_t directories, symlinks, specials, hard_links;
@@ -90,37 +92,39 @@ void stats_file (struct stats *s, struct engine_result const *res,
    statement can count what it returns.  */
 bool stats_made (struct stats *s, enum stats_kind kind, bool ok);
 
-/* Print S on stderr in FORMAT, after flushing stdout so that -v's lines
-   come first on a shared terminal.  ERRORS: the messages printed;
-   BUFFER_BYTES: the engine's buffers at their peak.  */
-void stats_print (struct stats const *s, enum stats_format format,
-                  unsigned long errors, uintmax_t buffer_bytes);
-
 /* --verify's outcome for one copy (VR, filled by the check).  */
 void stats_verify (struct stats *s, struct engine_verify_result const *vr);
 
-/* --stats-file=FILE: the same object as --stats=json, and what a script
-   needs besides, written to FILE (whole.h says how), and written first
-   as "running" so that no run, killed or not, leaves the last run's
-   report behind.  */
+/* How the run ends, as main knows it: what the report says besides
+   S's counters.  */
 struct stats_end
 {
   int exit_status;
   unsigned long errors;       /* the messages printed */
-  uintmax_t buffer_bytes;
+  uintmax_t buffer_bytes;     /* the engine's buffers at their peak */
   bool verify, sync;          /* asked for */
   unsigned long sync_failed;  /* flushes that failed */
 };
 
+/* The report at the end of a run: with W (--stats-file=FILE, prepared
+   and begun; or NULL), the run's JSON object is written to W, replacing
+   it whole (whole.h), flushed to stable storage with E->sync, and a
+   signal writes nothing from then on; with FORMAT (--stats), a report
+   is printed on stderr after stdout is flushed (-v's lines first on a
+   shared terminal): as text, or the object written to W, byte for byte.
+   One object, whoever reads it: the counters of S, how the run ends
+   (E: its exit status, the failures kept by diag.c with their errno
+   names, --verify's and --sync's outcome), and when it started and
+   ended, as RFC 3339 times in UTC.  When W cannot be written, stderr's
+   object says exit status 1 and counts that message too.  Return true,
+   or false after a message when W could not be written.  */
+bool stats_report (struct stats const *s, enum stats_format format,
+                   struct whole *w, struct stats_end const *e);
+
 /* Before any copy, W prepared and begun: write the "running" object to
    W where it is a file (flushed with SYNC), and arm the "killed" one
-   for a fatal signal.  Return true, or false after a message.  */
-bool stats_file_begin (struct whole *w, bool sync);
-
-/* Write the final object to W (flushed to stable storage with E->sync);
-   a signal writes nothing from now on.  Return true, or false after a
-   message.  */
-bool stats_file_write (struct whole *w, struct stats const *s,
-                       struct stats_end const *e);
+   for a fatal signal; both say when S's run started.  Return true, or
+   false after a message.  */
+bool stats_file_begin (struct whole *w, struct stats const *s, bool sync);
 
 #endif
