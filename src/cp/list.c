@@ -60,13 +60,23 @@ bad_entry (struct name_list *l, int err, char const *what,
            what);
 }
 
+ssize_t
+list_read_name (FILE *f, char end, char **buf, size_t *size)
+{
+  ssize_t len = getdelim (buf, size, end, f);
+  /* The last name may lack its end.  */
+  if (len > 0 && (*buf)[len - 1] == end)
+    (*buf)[--len] = '\0';
+  return len;
+}
+
 char *
 list_next (struct name_list *l)
 {
   for (;;)
     {
       errno = 0;
-      ssize_t len = getdelim (&l->buf, &l->size, l->end, l->f);
+      ssize_t len = list_read_name (l->f, l->end, &l->buf, &l->size);
       if (len < 0)
         {
           if (ferror (l->f))
@@ -80,9 +90,6 @@ list_next (struct name_list *l)
           return NULL;
         }
       l->entry++;
-      /* The last name may lack its end.  */
-      if (len > 0 && l->buf[len - 1] == l->end)
-        l->buf[--len] = '\0';
       if (len == 0)
         bad_entry (l, 0, "invalid zero-length file name", NULL);
       else if (strlen (l->buf) != (size_t) len)

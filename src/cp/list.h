@@ -20,6 +20,8 @@
 #define CP8M_LIST_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 struct name_list;
 
@@ -35,6 +37,12 @@ struct name_list *list_open (char const *file, bool nul);
    the next call, and may be changed by the caller (as an operand may:
    --strip-trailing-slashes).  */
 char *list_next (struct name_list *l);
+
+/* Read from F the next name ending with END (or the file's end) into
+   *BUF of *SIZE bytes (getdelim's), END removed: return its length, or
+   -1 at the end or a read error.  A name with a null byte in it has a
+   length other than strlen's.  Also the progress scan's reader.  */
+ssize_t list_read_name (FILE *f, char end, char **buf, size_t *size);
 
 /* Close L and free it.  Return true if every entry could be read and
    used, false if one was reported.  */

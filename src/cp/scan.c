@@ -30,6 +30,7 @@
 #endif
 
 #include "filenamecat.h"
+#include "list.h"
 #include "seen.h"
 
 /* The scan needs little stack: no recursion, no large locals.  A small
@@ -200,13 +201,9 @@ scan_list (struct scan *s, FILE *f)
   size_t size = 0;
   ssize_t len;
   while (!atomic_load_explicit (&s->stop, memory_order_relaxed)
-         && (len = getdelim (&name, &size, end, f)) >= 0)
-    {
-      if (len > 0 && name[len - 1] == end)
-        name[--len] = '\0';
-      if (len > 0 && strlen (name) == (size_t) len)
-        scan_operand (s, name);
-    }
+         && (len = list_read_name (f, end, &name, &size)) >= 0)
+    if (len > 0 && strlen (name) == (size_t) len)
+      scan_operand (s, name);
   free (name);
 }
 
